@@ -1,0 +1,79 @@
+// spyre-sim: the command line. It parses, calls the libraries, prints.
+
+#include <cstdlib>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "runtime/error.h"
+#include "sim/arch_config.h"
+#include "sim/run_bundle.h"
+
+namespace {
+
+int run_command(const spyre::sim::RunOptions& options, bool quiet) {
+  const auto outcome = spyre::sim::run_bundle(options);
+  if (!quiet) std::cout << spyre::sim::report_table(outcome.report);
+  if (outcome.expect_failed) {
+    for (const auto& c : outcome.report.comparisons) {
+      if (!c.passed) {
+        std::cerr << "spyre-sim: " << c.name << " differs from " << options.expect_dir << "/" << c.name << ".npy: " << c.mismatches << " of "
+                  << c.elements << " elements outside rtol " << options.rtol << " atol " << options.atol << "; worst at " << c.worst_coords
+                  << ": got " << c.got << ", expected " << c.expected << "\n";
+      }
+    }
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  CLI::App app{"spyre-sim: a cycle-approximate simulator of the IBM Spyre accelerator"};
+  app.require_subcommand(1);
+
+  spyre::sim::RunOptions run;
+  bool quiet = false;
+  std::string output_dtype = "fp32";
+  float fill = 0;
+  auto* run_cmd = app.add_subcommand("run", "Execute a SuperDSC bundle on the card model");
+  run_cmd->add_option("bundle", run.bundle, "Bundle directory (bundle.mlir + sdsc_N.json, or sdsc_N.json alone)")->required();
+  run_cmd->add_option("--inputs", run.inputs_dir, "Directory of input .npy files named by argument (arg0.npy, ...); enables functional mode");
+  auto* fill_opt = run_cmd->add_option("--fill", fill, "Fill every input without a file with this value (functional mode)");
+  run_cmd->add_option("--outputs", run.outputs_dir, "Write each output as DIR/<arg>.npy");
+  run_cmd->add_option("--output-dtype", output_dtype, "dtype of written outputs: fp32 (exact device values) or fp16")
+      ->check(CLI::IsMember({"fp32", "fp16"}));
+  run_cmd->add_option("--expect", run.expect_dir, "Compare outputs with DIR/<arg>.npy; exit 3 on mismatch");
+  run_cmd->add_option("--rtol", run.rtol, "Relative tolerance for --expect")->capture_default_str();
+  run_cmd->add_option("--atol", run.atol, "Absolute tolerance for --expect")->capture_default_str();
+  run_cmd->add_option("--report", run.report_path, "Write the JSON report here");
+  run_cmd->add_option("--trace", run.trace_path, "Write a Chrome trace (ui.perfetto.dev) here");
+  run_cmd->add_option("--arch", run.arch_path, "Arch config JSON (default: built-in models/arch/spyre.json)");
+  run_cmd->add_option("--set", run.arch_overrides, "Override an arch parameter, e.g. --set lpddr5.read_gbps=300");
+  run_cmd->add_flag("--quiet", quiet, "Do not print the report table");
+
+  std::string arch_path;
+  std::vector<std::string> arch_overrides;
+  auto* arch_cmd = app.add_subcommand("arch", "Print every arch parameter with its unit and source");
+  arch_cmd->add_option("--arch", arch_path, "Arch config JSON (default: built-in)");
+  arch_cmd->add_option("--set", arch_overrides, "Override a parameter");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (run_cmd->parsed()) {
+      if (fill_opt->count() > 0) run.fill = fill;
+      run.output_dtype = output_dtype == "fp16" ? "f2" : "f4";
+      return run_command(run, quiet);
+    }
+    for (const auto& line : spyre::sim::describe_arch(arch_path, arch_overrides)) std::cout << line << "\n";
+    return 0;
+  } catch (const spyre::SpyreError& e) {
+    std::cerr << "spyre-sim: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "spyre-sim: internal error: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,70 @@
+#include "runtime/device_memory.h"
+
+#include <algorithm>
+
+#include "runtime/error.h"
+
+namespace spyre {
+
+DeviceMemory::DeviceMemory(const Program& program, const DeviceLimits& limits) : limits_(limits) {
+  // One dense region per segment, spanning the tensors the program places there.
+  std::map<int, std::pair<int64_t, int64_t>> spans;
+  for (const auto& t : program.host_tensors) {
+    const int64_t end = t.address + t.layout.size_bytes();
+    auto it = spans.find(t.segment);
+    if (it == spans.end()) {
+      spans[t.segment] = {t.address, end};
+    } else {
+      it->second.first = std::min(it->second.first, t.address);
+      it->second.second = std::max(it->second.second, end);
+    }
+  }
+  for (const auto& [segment, span] : spans) {
+    Region region;
+    region.begin = span.first;
+    region.bytes.assign(static_cast<size_t>(span.second - span.first), 0);
+    segments_[segment] = std::move(region);
+  }
+  lx_.resize(static_cast<size_t>(limits.cores));
+}
+
+uint8_t* DeviceMemory::hbm(int64_t address, int64_t bytes) {
+  const int segment = static_cast<int>(address / limits_.segment_bytes);
+  auto it = segments_.find(segment);
+  if (it == segments_.end() || address < it->second.begin ||
+      address + bytes > it->second.begin + static_cast<int64_t>(it->second.bytes.size())) {
+    fail("", "device memory", "access to HBM [" + std::to_string(address) + ", " + std::to_string(address + bytes) + ") outside every tensor of the program");
+  }
+  return it->second.bytes.data() + (address - it->second.begin);
+}
+
+uint8_t* DeviceMemory::lx(int core, int64_t address, int64_t bytes) {
+  if (core < 0 || core >= static_cast<int>(lx_.size())) fail("", "device memory", "no core " + std::to_string(core));
+  if (address < 0 || address + bytes > limits_.lx_bytes) {
+    fail("", "device memory", "LX access [" + std::to_string(address) + ", " + std::to_string(address + bytes) + ") outside core " + std::to_string(core) + "'s LX");
+  }
+  auto& lx = lx_[static_cast<size_t>(core)];
+  if (lx.empty()) lx.assign(static_cast<size_t>(limits_.lx_bytes), 0);
+  return lx.data() + address;
+}
+
+void DeviceMemory::upload(const HostTensor& tensor, const std::vector<float>& values) {
+  if (static_cast<int64_t>(values.size()) != tensor.element_count()) {
+    fail("", tensor.name, "upload of " + std::to_string(values.size()) + " values into a tensor of " + std::to_string(tensor.element_count()));
+  }
+  uint8_t* base = hbm(tensor.address, tensor.layout.size_bytes());
+  size_t i = 0;
+  const DataFormat format = tensor.format;
+  for_each_host_element(tensor, [&](int64_t offset) { store_element(format, base + offset, values[i++]); });
+}
+
+std::vector<float> DeviceMemory::download(const HostTensor& tensor) {
+  std::vector<float> values;
+  values.reserve(static_cast<size_t>(tensor.element_count()));
+  const uint8_t* base = hbm(tensor.address, tensor.layout.size_bytes());
+  const DataFormat format = tensor.format;
+  for_each_host_element(tensor, [&](int64_t offset) { values.push_back(load_element(format, base + offset)); });
+  return values;
+}
+
+}  // namespace spyre

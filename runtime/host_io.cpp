@@ -1,0 +1,94 @@
+#include "runtime/host_io.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include "runtime/error.h"
+
+namespace fs = std::filesystem;
+
+namespace spyre {
+
+bool shapes_compatible(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  auto squeeze = [](const std::vector<int64_t>& s) {
+    std::vector<int64_t> out;
+    for (int64_t d : s) {
+      if (d != 1) out.push_back(d);
+    }
+    return out;
+  };
+  return squeeze(a) == squeeze(b);
+}
+
+std::map<std::string, std::vector<float>> read_host_inputs(const Program& program, const std::string& dir) {
+  if (!fs::is_directory(dir)) fail(dir, "", "inputs directory does not exist");
+  std::map<std::string, std::vector<float>> inputs;
+  std::string missing;
+  for (const auto& t : program.host_tensors) {
+    if (!t.is_input) continue;
+    const fs::path path = fs::path(dir) / (t.name + ".npy");
+    if (!fs::exists(path)) {
+      missing += (missing.empty() ? "" : ", ") + t.name + ".npy " + shape_text(t.shape);
+      continue;
+    }
+    NpyArray array = read_npy(path.string());
+    if (!shapes_compatible(array.shape, t.shape)) {
+      fail(path.string(), "", "shape " + shape_text(array.shape) + " does not match " + t.name + "'s shape " + shape_text(t.shape) +
+                                  " (dims " + [&] {
+                                    std::string d;
+                                    for (const auto& n : t.dims) d += (d.empty() ? "" : ", ") + n;
+                                    return d;
+                                  }() + ")");
+    }
+    inputs[t.name] = std::move(array.values);
+  }
+  if (!missing.empty()) fail(dir, "", "missing input file(s): " + missing);
+  return inputs;
+}
+
+Comparison compare_values(const HostTensor& tensor, const std::vector<float>& got, const NpyArray& expected, double rtol, double atol) {
+  Comparison c;
+  c.name = tensor.name;
+  c.elements = static_cast<int64_t>(got.size());
+  if (!shapes_compatible(expected.shape, tensor.shape)) {
+    fail("", tensor.name, "reference shape " + shape_text(expected.shape) + " does not match the output shape " + shape_text(tensor.shape));
+  }
+  double worst_excess = -1;
+  for (int64_t i = 0; i < c.elements; ++i) {
+    const float g = got[i], e = expected.values[i];
+    bool ok;
+    double err;
+    if (std::isnan(e) || std::isnan(g)) {
+      ok = std::isnan(e) && std::isnan(g);
+      err = ok ? 0 : INFINITY;
+    } else if (std::isinf(e) || std::isinf(g)) {
+      ok = g == e;
+      err = ok ? 0 : INFINITY;
+    } else {
+      err = std::fabs(static_cast<double>(g) - e);
+      ok = err <= atol + rtol * std::fabs(static_cast<double>(e));
+    }
+    const double excess = err - (atol + rtol * std::fabs(static_cast<double>(e)));
+    if (!ok) ++c.mismatches;
+    if (excess > worst_excess || c.worst_index < 0) {
+      worst_excess = excess;
+      c.worst_index = i;
+      c.got = g;
+      c.expected = e;
+      c.abs_error = err;
+    }
+  }
+  c.passed = c.mismatches == 0;
+  if (c.worst_index >= 0) {
+    std::vector<int64_t> coords(tensor.shape.size());
+    int64_t rest = c.worst_index;
+    for (size_t d = tensor.shape.size(); d-- > 0;) {
+      coords[d] = rest % tensor.shape[d];
+      rest /= tensor.shape[d];
+    }
+    c.worst_coords = shape_text(coords);
+  }
+  return c;
+}
+
+}  // namespace spyre

@@ -1,0 +1,36 @@
+#pragma once
+// Binding .npy files to a program's host tensors (by argument name), and
+// checking outputs against reference arrays.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/npy.h"
+#include "runtime/program.h"
+
+namespace spyre {
+
+// Reads DIR/<name>.npy for every input tensor of the program. A missing file
+// or a shape that does not match (size-1 dims aside) is an error naming it.
+std::map<std::string, std::vector<float>> read_host_inputs(const Program& program, const std::string& dir);
+
+// True when two shapes hold the same elements in the same order, ignoring size-1 dims.
+bool shapes_compatible(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
+struct Comparison {
+  std::string name;
+  int64_t elements = 0;
+  int64_t mismatches = 0;
+  int64_t worst_index = -1;     // flat C-order index of the largest excess error
+  std::string worst_coords;     // "(3, 17)"
+  float got = 0, expected = 0;
+  double abs_error = 0;
+  bool passed = true;
+};
+
+// numpy.allclose semantics element by element: |got - expected| <= atol + rtol * |expected|;
+// NaNs match NaNs and infinities match infinities of the same sign.
+Comparison compare_values(const HostTensor& tensor, const std::vector<float>& got, const NpyArray& expected, double rtol, double atol);
+
+}  // namespace spyre

@@ -1,0 +1,124 @@
+#include "runtime/json_node.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/error.h"
+
+namespace spyre {
+
+Json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "", "cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  try {
+    return Json::parse(buffer.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann prefixes "[json.exception.parse_error.101] "; keep the useful tail.
+    std::string what = e.what();
+    auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    fail(path, "", "malformed JSON: " + what);
+  }
+}
+
+JsonNode::JsonNode(const Json& value, std::string file, std::string path)
+    : value_(&value), file_(std::move(file)), path_(std::move(path)) {}
+
+void JsonNode::error(const std::string& reason) const { fail(file_, path_, reason); }
+
+bool JsonNode::has(const std::string& key) const {
+  return value_->is_object() && value_->contains(key);
+}
+
+JsonNode JsonNode::at(const std::string& key) const {
+  if (!value_->is_object()) error("expected an object");
+  auto it = value_->find(key);
+  if (it == value_->end()) error("missing required field '" + key + "'");
+  return JsonNode(*it, file_, path_ + "." + key);
+}
+
+std::optional<JsonNode> JsonNode::find(const std::string& key) const {
+  if (!value_->is_object()) return std::nullopt;
+  auto it = value_->find(key);
+  if (it == value_->end()) return std::nullopt;
+  return JsonNode(*it, file_, path_ + "." + key);
+}
+
+JsonNode JsonNode::element(size_t index) const {
+  if (!value_->is_array()) error("expected an array");
+  if (index >= value_->size()) error("index " + std::to_string(index) + " out of range");
+  return JsonNode((*value_)[index], file_, path_ + "[" + std::to_string(index) + "]");
+}
+
+size_t JsonNode::size() const {
+  if (!value_->is_array() && !value_->is_object()) error("expected an array or object");
+  return value_->size();
+}
+
+std::vector<std::pair<std::string, JsonNode>> JsonNode::members() const {
+  if (!value_->is_object()) error("expected an object");
+  std::vector<std::pair<std::string, JsonNode>> out;
+  for (auto it = value_->begin(); it != value_->end(); ++it) {
+    out.emplace_back(it.key(), JsonNode(it.value(), file_, path_ + "." + it.key()));
+  }
+  return out;
+}
+
+int64_t JsonNode::as_int() const {
+  if (value_->is_number_integer()) return value_->get<int64_t>();
+  if (value_->is_number_float()) {
+    double d = value_->get<double>();
+    if (d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
+    error("expected an integer, got " + value_->dump());
+  }
+  if (value_->is_string()) {
+    const std::string& s = value_->get_ref<const std::string&>();
+    errno = 0;
+    char* end = nullptr;
+    long long v = std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || errno != 0 || *end != '\0') error("expected an integer, got \"" + s + "\"");
+    return v;
+  }
+  error("expected an integer, got " + std::string(value_->type_name()));
+}
+
+double JsonNode::as_double() const {
+  if (value_->is_number()) return value_->get<double>();
+  if (value_->is_string()) {
+    const std::string& s = value_->get_ref<const std::string&>();
+    char* end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0') error("expected a number, got \"" + s + "\"");
+    return v;
+  }
+  error("expected a number, got " + std::string(value_->type_name()));
+}
+
+std::string JsonNode::as_string() const {
+  if (!value_->is_string()) error("expected a string, got " + std::string(value_->type_name()));
+  return value_->get<std::string>();
+}
+
+std::vector<std::string> JsonNode::as_string_list() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < size(); ++i) out.push_back(element(i).as_string());
+  return out;
+}
+
+std::vector<int64_t> JsonNode::as_int_list() const {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < size(); ++i) out.push_back(element(i).as_int());
+  return out;
+}
+
+std::vector<double> JsonNode::as_double_list() const {
+  std::vector<double> out;
+  for (size_t i = 0; i < size(); ++i) out.push_back(element(i).as_double());
+  return out;
+}
+
+}  // namespace spyre

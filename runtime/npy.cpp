@@ -1,0 +1,151 @@
+#include "runtime/npy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <regex>
+
+#include "runtime/error.h"
+#include "runtime/numerics.h"
+
+namespace spyre {
+
+int64_t NpyArray::size() const {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out = "(";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) out += ",";
+  return out + ")";
+}
+
+namespace {
+
+template <typename T>
+float read_as(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return static_cast<float>(v);
+}
+
+float decode(const std::string& dtype, const char* p) {
+  if (dtype == "f2") {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return half_to_float(h);
+  }
+  if (dtype == "f4") return read_as<float>(p);
+  if (dtype == "f8") return read_as<double>(p);
+  if (dtype == "i1") return read_as<int8_t>(p);
+  if (dtype == "i2") return read_as<int16_t>(p);
+  if (dtype == "i4") return read_as<int32_t>(p);
+  if (dtype == "i8") return read_as<int64_t>(p);
+  if (dtype == "u1" || dtype == "b1") return read_as<uint8_t>(p);
+  if (dtype == "u2") return read_as<uint16_t>(p);
+  if (dtype == "u4") return read_as<uint32_t>(p);
+  return read_as<uint64_t>(p);  // u8
+}
+
+int dtype_bytes(const std::string& dtype) { return std::stoi(dtype.substr(1)); }
+
+}  // namespace
+
+NpyArray read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "", "cannot open file");
+  char magic[8];
+  if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) fail(path, "", "not a .npy file (bad magic)");
+  const int major = static_cast<unsigned char>(magic[6]);
+  uint32_t header_len = 0;
+  if (major == 1) {
+    unsigned char len[2];
+    in.read(reinterpret_cast<char*>(len), 2);
+    header_len = len[0] | (len[1] << 8);
+  } else if (major == 2 || major == 3) {
+    unsigned char len[4];
+    in.read(reinterpret_cast<char*>(len), 4);
+    header_len = len[0] | (len[1] << 8) | (len[2] << 16) | (static_cast<uint32_t>(len[3]) << 24);
+  } else {
+    fail(path, "", "unsupported .npy version " + std::to_string(major));
+  }
+  std::string header(header_len, '\0');
+  if (!in.read(header.data(), header_len)) fail(path, "", "truncated header");
+
+  std::smatch m;
+  static const std::regex descr_re(R"('descr'\s*:\s*'([<>|=])([a-z])(\d+)')");
+  static const std::regex order_re(R"('fortran_order'\s*:\s*(True|False))");
+  static const std::regex shape_re(R"('shape'\s*:\s*\(([^)]*)\))");
+  if (!std::regex_search(header, m, descr_re)) fail(path, "", "header has no simple 'descr' (structured dtypes are not supported)");
+  const std::string order = m[1];
+  NpyArray array;
+  array.dtype = std::string(m[2]) + std::string(m[3]);
+  static const std::vector<std::string> supported = {"f2", "f4", "f8", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "b1"};
+  if (std::find(supported.begin(), supported.end(), array.dtype) == supported.end()) fail(path, "", "unsupported dtype '" + array.dtype + "'");
+  if (order == ">" && dtype_bytes(array.dtype) > 1) fail(path, "", "big-endian arrays are not supported");
+  if (!std::regex_search(header, m, order_re)) fail(path, "", "header has no 'fortran_order'");
+  const bool fortran = m[1] == "True";
+  if (!std::regex_search(header, m, shape_re)) fail(path, "", "header has no 'shape'");
+  const std::string dims = m[1];
+  static const std::regex int_re(R"(\d+)");
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), int_re); it != std::sregex_iterator(); ++it) {
+    array.shape.push_back(std::stoll(it->str()));
+  }
+
+  const int64_t count = array.size();
+  const int width = dtype_bytes(array.dtype);
+  std::vector<char> raw(static_cast<size_t>(count * width));
+  if (!in.read(raw.data(), static_cast<std::streamsize>(raw.size()))) {
+    fail(path, "", "holds fewer than the " + std::to_string(count) + " elements its shape " + shape_text(array.shape) + " needs");
+  }
+  array.values.resize(static_cast<size_t>(count));
+  if (!fortran) {
+    for (int64_t i = 0; i < count; ++i) array.values[i] = decode(array.dtype, raw.data() + i * width);
+    return array;
+  }
+  // Fortran order: the first index varies fastest; rewrite into C order.
+  const size_t rank = array.shape.size();
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t c = 0; c < count; ++c) {
+    int64_t f = 0, stride = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      f += index[d] * stride;
+      stride *= array.shape[d];
+    }
+    array.values[c] = decode(array.dtype, raw.data() + f * width);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < array.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return array;
+}
+
+void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& values, const std::string& dtype) {
+  if (dtype != "f2" && dtype != "f4") fail(path, "", "can only write f2 or f4 arrays");
+  std::string header = "{'descr': '<" + dtype + "', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
+  // Pad so the data starts on a 64-byte boundary (magic 6 + version 2 + length 2).
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  if (!out) fail(path, "", "cannot create file");
+  out.write("\x93NUMPY\x01\x00", 8);
+  const uint16_t len = static_cast<uint16_t>(header.size());
+  const char len_bytes[2] = {static_cast<char>(len & 0xFF), static_cast<char>(len >> 8)};
+  out.write(len_bytes, 2);
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  if (dtype == "f2") {
+    std::vector<uint16_t> data(values.size());
+    for (size_t i = 0; i < values.size(); ++i) data[i] = float_to_half(values[i]);
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 2));
+  } else {
+    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
+  }
+  if (!out) fail(path, "", "write failed");
+}
+
+}  // namespace spyre

@@ -1,0 +1,83 @@
+#pragma once
+// A loaded, address-resolved program: the bundle(s) to launch, every SDSC
+// execution in order with each tensor bound to HBM bytes or per-core LX
+// addresses, and the host-visible tensors (kernel arguments) with their
+// device layouts. Both the card model and the host I/O work from this.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/hazard.h"
+#include "runtime/sdsc.h"
+#include "runtime/tensor_layout.h"
+
+namespace spyre {
+
+// Facts of the device address space the binder checks against (filled from
+// the arch config by the simulator).
+struct DeviceLimits {
+  int cores = 32;
+  int64_t lx_bytes = 2 * 1024 * 1024;
+  double lx_backend_reserved_fraction = 0.2;  // top of LX, left to the backend
+  int64_t segment_bytes = int64_t{1} << 34;   // 16 GiB per kernel argument
+  int segments = 8;
+  int program_segment = 7;
+  int64_t lx_usable_bytes() const;
+};
+
+// A tensor the host sees: a kernel argument (or a part of one) in HBM.
+struct HostTensor {
+  std::string name;       // "arg1", or "arg0_262144" when a segment holds several
+  int segment = 0;
+  int64_t offset = 0;     // within the segment
+  int64_t address = 0;    // absolute device address
+  DataFormat format = DataFormat::Dl16;
+  std::vector<std::string> dims;  // host dimension order: N_ order, stick dim last
+  std::vector<int64_t> shape;     // host shape (broadcast dims are 1)
+  TensorLayout layout;            // device layout in HBM
+  bool is_input = false;          // read before anything in the program writes it
+  bool is_output = false;         // written by the program
+  std::string first_use;          // "sdsc_0.json Tensor0", for messages
+  int64_t element_count() const;
+};
+
+struct TensorBinding {
+  MemComponent component = MemComponent::Hbm;
+  TensorLayout layout;              // HBM: full tensor; LX: one core's slice
+  int host_tensor = -1;             // HBM: index into Program::host_tensors
+  int64_t hbm_base = 0;             // HBM: absolute address of the tensor's first byte
+  std::map<int, int64_t> lx_address;  // LX: core -> byte address in that core's LX
+  std::map<int, Box> core_box;        // core -> the part of the tensor it works on
+  bool read = false;                  // read by this kernel (a reduction's output-as-input excluded)
+  bool written = false;
+};
+
+struct Kernel {
+  std::shared_ptr<const Sdsc> sdsc;
+  int bundle = 0;
+  int launch_line = 0;     // sdsc_execute line in bundle.mlir (0: none)
+  std::string label;       // sdsc file name as listed, e.g. "sdsc_3.json"
+  std::vector<TensorBinding> tensors;  // by ldsIdx_
+};
+
+struct BundleInfo {
+  std::string dir;   // directory path as given
+  std::string name;  // directory base name
+  bool has_mlir = false;
+};
+
+struct Program {
+  std::vector<BundleInfo> bundles;
+  std::vector<Kernel> kernels;  // launch order
+  std::vector<HostTensor> host_tensors;
+  std::vector<Hazard> hazards;  // found while binding
+  const HostTensor* find_host_tensor(const std::string& name) const;
+};
+
+// Loads a bundle directory: bundle.mlir + the sdsc files it names, or, with
+// no bundle.mlir, every sdsc_N.json in numeric order. Throws SpyreError on any
+// malformed or inconsistent input.
+Program load_program(const std::string& bundle_dir, const DeviceLimits& limits);
+
+}  // namespace spyre

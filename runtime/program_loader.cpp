@@ -1,0 +1,335 @@
+// Loads a bundle directory into a Program: reads bundle.mlir and the SDSCs,
+// resolves every start address (literal, or symbolic through bundle.mlir, or
+// derived from the layout when a torch-spyre dump has no bundle.mlir), checks
+// them against the layouts and the address space, and names the host tensors.
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "runtime/bundle_mlir.h"
+#include "runtime/error.h"
+#include "runtime/program.h"
+
+namespace fs = std::filesystem;
+
+namespace spyre {
+
+int64_t DeviceLimits::lx_usable_bytes() const {
+  // torch-spyre leaves the top fraction to the backend and aligns down to a stick.
+  const auto usable = static_cast<int64_t>(static_cast<double>(lx_bytes) * (1.0 - lx_backend_reserved_fraction));
+  return usable / 128 * 128;
+}
+
+int64_t HostTensor::element_count() const {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+const HostTensor* Program::find_host_tensor(const std::string& name) const {
+  for (const auto& t : host_tensors) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+namespace {
+
+struct Launch {
+  std::string file;
+  std::map<int64_t, int64_t> symbols;
+  int line = 0;
+};
+
+std::vector<Launch> list_launches(const fs::path& dir, const DeviceLimits& limits, bool& has_mlir) {
+  std::vector<Launch> launches;
+  const fs::path mlir = dir / "bundle.mlir";
+  has_mlir = fs::exists(mlir);
+  if (has_mlir) {
+    BundleMlir bundle = read_bundle_mlir(mlir.string(), [&](size_t i) {
+      if (static_cast<int>(i) >= limits.segments || static_cast<int>(i) == limits.program_segment) {
+        fail(mlir.string(), "", "argument " + std::to_string(i) + " has no segment (segments 0-" + std::to_string(limits.segments - 1) +
+                                    ", segment " + std::to_string(limits.program_segment) + " holds the program)");
+      }
+      return static_cast<int64_t>(i) * limits.segment_bytes;
+    });
+    for (const auto& l : bundle.launches) launches.push_back({l.sdsc_file, l.symbols, l.line});
+    if (launches.empty()) fail(mlir.string(), "", "the bundle launches no sdsc_execute");
+    return launches;
+  }
+  static const std::regex numbered(R"(sdsc_(\d+)\.json)");
+  std::vector<std::pair<long, std::string>> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::smatch m;
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && std::regex_match(name, m, numbered)) files.emplace_back(std::stol(m[1]), name);
+  }
+  if (files.empty()) {
+    std::vector<std::string> sub;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.is_directory() && (fs::exists(entry.path() / "bundle.mlir") || fs::exists(entry.path() / "sdsc_0.json"))) {
+        sub.push_back(entry.path().filename().string());
+      }
+    }
+    std::sort(sub.begin(), sub.end());
+    std::string hint;
+    for (const auto& s : sub) hint += (hint.empty() ? "" : ", ") + s;
+    fail(dir.string(), "", sub.empty() ? "no bundle.mlir and no sdsc_N.json files: not a bundle directory"
+                                       : "not a bundle itself; it holds the bundles " + hint + " (run one of them)");
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& [n, name] : files) launches.push_back({name, {}, 0});
+  return launches;
+}
+
+std::string dims_text(const std::vector<std::string>& dims) {
+  std::string out;
+  for (const auto& d : dims) out += (out.empty() ? "" : ", ") + d;
+  return "[" + out + "]";
+}
+
+class Binder {
+ public:
+  Binder(const fs::path& dir, const DeviceLimits& limits) : dir_(dir), limits_(limits) {}
+
+  Program bind() {
+    BundleInfo info;
+    info.dir = dir_.string();
+    info.name = dir_.filename().empty() ? dir_.parent_path().filename().string() : dir_.filename().string();
+    const std::vector<Launch> launches = list_launches(dir_, limits_, info.has_mlir);
+    program_.bundles.push_back(info);
+
+    for (const auto& l : launches) load_sdsc(l.file);
+    reserve_literal_segments();
+    for (const auto& l : launches) bind_launch(l);
+    name_host_tensors();
+    find_overlaps();
+    return std::move(program_);
+  }
+
+ private:
+  const Sdsc& load_sdsc(const std::string& file) {
+    auto it = sdscs_.find(file);
+    if (it != sdscs_.end()) return *it->second;
+    const fs::path path = dir_ / file;
+    if (!fs::exists(path)) fail(program_.bundles[0].dir + "/bundle.mlir", "", "names " + file + ", which does not exist");
+    auto sdsc = std::make_shared<Sdsc>(read_sdsc(path.string()));
+    for (int core : sdsc->core_ids) {
+      if (core >= limits_.cores) {
+        fail(path.string(), "$." + sdsc->name + ".coreIdToWkSlice_",
+             "uses core " + std::to_string(core) + " but the card has " + std::to_string(limits_.cores) + " cores (arch 'cores')");
+      }
+    }
+    sdscs_[file] = sdsc;
+    return *sdsc;
+  }
+
+  void reserve_literal_segments() {
+    for (const auto& [file, sdsc] : sdscs_) {
+      for (const auto& a : sdsc->allocations) {
+        if (a.component != MemComponent::Hbm || a.symbolic) continue;
+        for (const auto& [core, address] : a.start_address) used_segments_.insert(static_cast<int>(address / limits_.segment_bytes));
+      }
+    }
+  }
+
+  int next_free_segment(const Sdsc& sdsc, const Allocation& alloc) {
+    for (int s = 0; s < limits_.segments; ++s) {
+      if (s == limits_.program_segment || used_segments_.count(s)) continue;
+      used_segments_.insert(s);
+      return s;
+    }
+    fail(sdsc.file, alloc.path, "more kernel arguments than the " + std::to_string(limits_.segments - 1) + " argument segments");
+  }
+
+  void bind_launch(const Launch& launch) {
+    const auto sdsc = sdscs_.at(launch.file);
+    Kernel kernel;
+    kernel.sdsc = sdsc;
+    kernel.bundle = 0;
+    kernel.launch_line = launch.line;
+    kernel.label = launch.file;
+    kernel.tensors.resize(sdsc->tensors.size());
+    const int index = static_cast<int>(program_.kernels.size());
+    for (size_t t = 0; t < sdsc->tensors.size(); ++t) bind_tensor(*sdsc, launch, static_cast<int>(t), kernel.tensors[t]);
+    mark_accesses(*sdsc, kernel);
+    program_.kernels.push_back(std::move(kernel));
+    (void)index;
+  }
+
+  void bind_tensor(const Sdsc& sdsc, const Launch& launch, int lds, TensorBinding& b) {
+    const Allocation& alloc = sdsc.allocations[lds];
+    const LabeledDs& tensor = sdsc.tensors[lds];
+    b.component = alloc.component;
+    b.layout = allocation_layout(sdsc, lds);
+    for (int core : sdsc.core_ids) b.core_box[core] = core_box(sdsc, lds, core);
+
+    if (alloc.component == MemComponent::Lx) {
+      for (int core : sdsc.core_ids) {
+        const int64_t address = alloc.start_address.at(core);
+        if (address % 128 != 0) fail(sdsc.file, alloc.path, "LX start address " + std::to_string(address) + " of core " + std::to_string(core) + " is not 128-byte aligned");
+        const int64_t end = address + b.layout.size_bytes();
+        if (end > limits_.lx_bytes) {
+          fail(sdsc.file, alloc.path, "LX tensor " + tensor.name + " on core " + std::to_string(core) + " occupies [" + std::to_string(address) + ", " +
+                                          std::to_string(end) + "), beyond the " + std::to_string(limits_.lx_bytes) + "-byte LX");
+        }
+        if (end > limits_.lx_usable_bytes()) {
+          program_.hazards.push_back({"lx_reserved_region", program_.bundles[0].name, launch.file, tensor.name, {core}, -1,
+                                      "LX bytes [" + std::to_string(address) + ", " + std::to_string(end) + ") reach into the backend's reserved region above " +
+                                          std::to_string(limits_.lx_usable_bytes())});
+        }
+        b.lx_address[core] = address;
+      }
+      return;
+    }
+
+    // HBM: resolve each core's start address, then the tensor base it implies.
+    std::map<int, int64_t> start;
+    for (int core : sdsc.core_ids) start[core] = resolve_start(sdsc, launch, lds, core, b);
+    bool first = true;
+    for (int core : sdsc.core_ids) {
+      const int64_t base = start[core] - b.layout.offset(b.core_box[core].origin);
+      if (first) {
+        b.hbm_base = base;
+        first = false;
+      } else if (base != b.hbm_base) {
+        fail(sdsc.file, alloc.path,
+             "start addresses disagree with the layout " + dims_text(alloc.layout_dims) + ": core " + std::to_string(sdsc.core_ids.front()) +
+                 " implies tensor base " + std::to_string(b.hbm_base) + ", core " + std::to_string(core) + " implies " + std::to_string(base));
+      }
+    }
+    if (b.hbm_base < 0) fail(sdsc.file, alloc.path, "start addresses imply a negative tensor base " + std::to_string(b.hbm_base));
+    const int segment = static_cast<int>(b.hbm_base / limits_.segment_bytes);
+    const int64_t offset = b.hbm_base % limits_.segment_bytes;
+    if (segment >= limits_.segments) fail(sdsc.file, alloc.path, "address " + std::to_string(b.hbm_base) + " is beyond the last segment");
+    if (segment == limits_.program_segment) {
+      fail(sdsc.file, alloc.path, "address " + std::to_string(b.hbm_base) + " is in segment " + std::to_string(segment) + ", which holds the program");
+    }
+    if (offset + b.layout.size_bytes() > limits_.segment_bytes) {
+      fail(sdsc.file, alloc.path, tensor.name + " spans [" + std::to_string(b.hbm_base) + ", " + std::to_string(b.hbm_base + b.layout.size_bytes()) +
+                                      "), outside its segment " + std::to_string(segment));
+    }
+    b.host_tensor = register_host_tensor(sdsc, launch, lds, b, segment, offset);
+  }
+
+  int64_t resolve_start(const Sdsc& sdsc, const Launch& launch, int lds, int core, const TensorBinding& b) {
+    const Allocation& alloc = sdsc.allocations[lds];
+    const int64_t value = alloc.start_address.at(core);
+    if (!alloc.symbolic) return value;
+    auto bound = launch.symbols.find(value);
+    if (bound != launch.symbols.end()) return bound->second;
+    if (program_.bundles[0].has_mlir) {
+      fail(sdsc.file, alloc.path, "symbol " + std::to_string(value) + " (core " + std::to_string(core) + ") gets no value from bundle.mlir" +
+                                      (launch.line ? " line " + std::to_string(launch.line) : ""));
+    }
+    // A torch-spyre dump without bundle.mlir: each symbolic tensor is its own
+    // kernel argument, in order of appearance, and a core's symbol stands for
+    // its slice's offset inside that argument.
+    auto known = auto_symbols_.find(value);
+    if (known != auto_symbols_.end()) return known->second;
+    const auto key = std::make_pair(sdsc.file, lds);
+    auto arg = auto_args_.find(key);
+    if (arg == auto_args_.end()) arg = auto_args_.emplace(key, int64_t{next_free_segment(sdsc, alloc)} * limits_.segment_bytes).first;
+    const int64_t address = arg->second + b.layout.offset(b.core_box.at(core).origin);
+    auto_symbols_[value] = address;
+    return address;
+  }
+
+  int register_host_tensor(const Sdsc& sdsc, const Launch& launch, int lds, const TensorBinding& b, int segment, int64_t offset) {
+    const LabeledDs& t = sdsc.tensors[lds];
+    const std::string use = launch.file + " " + t.name;
+    auto it = host_index_.find(b.hbm_base);
+    if (it != host_index_.end()) {
+      HostTensor& h = program_.host_tensors[it->second];
+      if (!h.layout.same_bytes_as(b.layout) || h.format != t.format) {
+        program_.hazards.push_back({"layout_mismatch", program_.bundles[0].name, launch.file, t.name, {}, -1,
+                                    "accesses HBM " + std::to_string(b.hbm_base) + " as " + b.layout.describe() + " " + data_format_name(t.format) +
+                                        " but " + h.first_use + " uses it as " + h.layout.describe() + " " + data_format_name(h.format)});
+      }
+      return it->second;
+    }
+    HostTensor h;
+    h.segment = segment;
+    h.offset = offset;
+    h.address = b.hbm_base;
+    h.format = t.format;
+    h.layout = b.layout;
+    h.first_use = use;
+    const std::string& stick = sdsc.primary_of(lds).stick_dim;
+    for (const auto& d : sdsc.dims) {
+      if (t.scale.count(d) && d != stick) h.dims.push_back(d);
+    }
+    h.dims.push_back(stick);
+    for (const auto& d : h.dims) h.shape.push_back(t.scale.at(d) == DimScale::Normal ? sdsc.size.at(d) : 1);
+    program_.host_tensors.push_back(h);
+    host_index_[b.hbm_base] = static_cast<int>(program_.host_tensors.size()) - 1;
+    return static_cast<int>(program_.host_tensors.size()) - 1;
+  }
+
+  void mark_accesses(const Sdsc& sdsc, Kernel& kernel) {
+    for (const auto& op : sdsc.ops) {
+      for (int in : op.inputs) {
+        if (op.info->kind == OpKind::Reduction && in == op.outputs[0]) continue;  // listed, not read
+        TensorBinding& b = kernel.tensors[in];
+        b.read = true;
+        if (b.host_tensor >= 0 && !written_.count(b.host_tensor)) program_.host_tensors[b.host_tensor].is_input = true;
+      }
+      for (int out : op.outputs) {
+        TensorBinding& b = kernel.tensors[out];
+        b.written = true;
+        if (b.host_tensor >= 0) {
+          written_.insert(b.host_tensor);
+          program_.host_tensors[b.host_tensor].is_output = true;
+        }
+      }
+    }
+  }
+
+  void name_host_tensors() {
+    for (auto& h : program_.host_tensors) {
+      // A segment is one kernel argument; a segment holding several tensors
+      // (torch-spyre's intermediate pool) names them by byte offset.
+      h.name = "arg" + std::to_string(h.segment);
+      if (h.offset != 0) h.name += "_" + std::to_string(h.offset);
+    }
+  }
+
+  void find_overlaps() {
+    auto& hosts = program_.host_tensors;
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      for (size_t j = i + 1; j < hosts.size(); ++j) {
+        const int64_t a0 = hosts[i].address, a1 = a0 + hosts[i].layout.size_bytes();
+        const int64_t b0 = hosts[j].address, b1 = b0 + hosts[j].layout.size_bytes();
+        if (a0 < b1 && b0 < a1) {
+          program_.hazards.push_back({"hbm_overlap", program_.bundles[0].name, "", hosts[i].name + "/" + hosts[j].name, {}, -1,
+                                      "HBM ranges [" + std::to_string(a0) + ", " + std::to_string(a1) + ") and [" + std::to_string(b0) + ", " +
+                                          std::to_string(b1) + ") of different tensors overlap"});
+        }
+      }
+    }
+  }
+
+  fs::path dir_;
+  DeviceLimits limits_;
+  Program program_;
+  std::map<std::string, std::shared_ptr<Sdsc>> sdscs_;
+  std::set<int> used_segments_;
+  std::map<int64_t, int64_t> auto_symbols_;
+  std::map<std::pair<std::string, int>, int64_t> auto_args_;
+  std::map<int64_t, int> host_index_;
+  std::set<int> written_;
+};
+
+}  // namespace
+
+Program load_program(const std::string& bundle_dir, const DeviceLimits& limits) {
+  const fs::path dir(bundle_dir);
+  if (!fs::exists(dir)) fail(bundle_dir, "", "no such directory");
+  if (!fs::is_directory(dir)) fail(bundle_dir, "", "not a directory (a bundle is a directory holding bundle.mlir and sdsc_N.json files)");
+  return Binder(dir, limits).bind();
+}
+
+}  // namespace spyre

@@ -1,0 +1,99 @@
+#pragma once
+// In-memory form of one SuperDSC (sdsc_N.json), as defined by torch-spyre's
+// interface-specs 0248-SdscBundleSpec/SuperDSC-Bundle.md and
+// 2244-SdscSemantics/super-dsc.md. Only what execution needs is kept; unknown
+// but well-formed fields (debug_handle_, sdscFolds_, ...) are ignored.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/data_format.h"
+#include "runtime/json_node.h"
+#include "runtime/op_catalog.h"
+
+namespace spyre {
+
+enum class MemComponent { Hbm, Lx };
+const char* component_name(MemComponent component);
+
+// Dimension coordinates keyed by dimension name ("mb", "out", "c0", ...).
+using DimMap = std::map<std::string, int64_t>;
+
+struct PrimaryDsInfo {
+  std::vector<std::string> layout_dims;  // the dims of this tensor type
+  std::string stick_dim;                 // stickDimOrder_[0]
+  int64_t stick_elems = 0;               // stickSize_[0]
+};
+
+// scale_: 1 normal, -1 reduced/broadcast dim, -2 reduced/broadcast stick dim.
+enum class DimScale { Normal = 1, Broadcast = -1, BroadcastStick = -2 };
+
+struct LabeledDs {
+  int index = 0;            // ldsIdx_
+  std::string name;         // dsName_, e.g. "Tensor0"
+  std::string ds_type;      // dsType_, key of primaryDsInfo_
+  std::map<std::string, DimScale> scale;
+  DataFormat format = DataFormat::Dl16;
+  std::string path;         // JSON path, for messages
+};
+
+struct Allocation {
+  int lds_index = 0;
+  MemComponent component = MemComponent::Hbm;
+  std::vector<std::string> layout_dims;  // innermost first, after the stick
+  bool symbolic = false;                 // isStartAddrSymbolic_: values are symbol ids (< 0)
+  std::map<int, int64_t> start_address;  // core id -> byte address, or symbol id when symbolic
+  // Optional per-allocation distribution (coordinates_.coreIdToWkSlice_); empty
+  // means the tensor follows the SDSC's coreIdToWkSlice_.
+  std::map<int, DimMap> core_slices;
+  std::string path;
+};
+
+struct ComputeOp {
+  const OpInfo* info = nullptr;
+  std::string ex_unit;  // "pt" or "sfp"
+  DataFormat format = DataFormat::Dl16;
+  std::vector<int> inputs;   // lds indices
+  std::vector<int> outputs;  // lds indices
+  std::string path;
+};
+
+struct SdscConstant {
+  std::string name;
+  DataFormat format = DataFormat::Dl16;
+  uint32_t bits = 0;
+  float value = 0.0f;
+};
+
+struct Sdsc {
+  std::string file;      // the sdsc_N.json path as opened
+  std::string name;      // top-level key, e.g. "0_add"
+  std::string dsc_name;  // dscs_[0] key, e.g. "add"
+  int num_cores = 0;     // numCoresUsed_
+  std::vector<int> core_ids;        // cores used, ascending
+  std::vector<std::string> dims;    // iteration dims, in N_ order
+  DimMap size;                      // N_
+  DimMap per_core;                  // dataStageParam_["0"].ss_
+  DimMap slices;                    // numWkSlicesPerDim_ (missing dims: 1)
+  std::map<int, DimMap> core_slice; // coreIdToWkSlice_
+  std::map<std::string, PrimaryDsInfo> primary;
+  std::vector<LabeledDs> tensors;        // indexed by ldsIdx_
+  std::vector<Allocation> allocations;   // indexed by ldsIdx_
+  std::vector<ComputeOp> ops;
+  std::vector<SdscConstant> constants;
+
+  const SdscConstant* find_constant(const std::string& name) const;
+  const PrimaryDsInfo& primary_of(int lds_index) const { return primary.at(tensors.at(lds_index).ds_type); }
+  // "add", "mul+add", ... and "sfp", "pt", "pt+sfp" for reports.
+  std::string op_summary() const;
+  std::string unit_summary() const;
+};
+
+// Reads and validates one SuperDSC file. Any schema violation throws a
+// SpyreError "file: $.json.path: reason".
+Sdsc read_sdsc(const std::string& path);
+Sdsc parse_sdsc(const Json& document, const std::string& file);
+
+}  // namespace spyre

@@ -1,0 +1,460 @@
+// Reads sdsc_N.json into Sdsc and checks every structural rule execution
+// relies on, so the simulator never runs on a half-understood kernel.
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "runtime/error.h"
+#include "runtime/sdsc.h"
+
+namespace spyre {
+
+const char* component_name(MemComponent component) {
+  return component == MemComponent::Hbm ? "hbm" : "lx";
+}
+
+const SdscConstant* Sdsc::find_constant(const std::string& wanted) const {
+  for (const auto& c : constants) {
+    if (c.name == wanted) return &c;
+  }
+  return nullptr;
+}
+
+std::string Sdsc::op_summary() const {
+  std::string out;
+  for (const auto& op : ops) out += (out.empty() ? "" : "+") + op.info->name;
+  return out;
+}
+
+std::string Sdsc::unit_summary() const {
+  std::set<std::string> units;
+  for (const auto& op : ops) units.insert(op.ex_unit);
+  std::string out;
+  for (const auto& u : units) out += (out.empty() ? "" : "+") + u;
+  return out;
+}
+
+namespace {
+
+// N_ keys carry a trailing underscore ("mb_"); numWkSlicesPerDim_ keys do not.
+std::string dim_key(const std::string& key) {
+  if (!key.empty() && key.back() == '_') return key.substr(0, key.size() - 1);
+  return key;
+}
+
+// Reads a DataStructDims object (N_, ss_): integer members are dimensions;
+// name_ and the nested bookkeeping objects are skipped.
+DimMap read_dims(const JsonNode& node, std::vector<std::string>* order) {
+  if (!node.is_object()) node.error("expected an object of dimension sizes");
+  DimMap dims;
+  for (const auto& [key, value] : node.members()) {
+    if (key == "name_" || !value.raw().is_number_integer()) continue;
+    const int64_t size = value.as_int();
+    if (size < 0) continue;  // negative: dimension not used
+    if (size == 0) value.error("dimension size must be positive");
+    const std::string name = dim_key(key);
+    dims[name] = size;
+    if (order) order->push_back(name);
+  }
+  return dims;
+}
+
+// "[3, 0, 0]" -> {3, 0, 0}
+std::vector<int64_t> parse_index_key(const std::string& key, const JsonNode& where) {
+  std::vector<int64_t> out;
+  std::string body = key;
+  if (body.size() < 2 || body.front() != '[' || body.back() != ']') {
+    where.error("expected a key like \"[core, corelet, time]\", got \"" + key + "\"");
+  }
+  std::stringstream ss(body.substr(1, body.size() - 2));
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    try {
+      out.push_back(std::stoll(part));
+    } catch (...) {
+      where.error("bad index key \"" + key + "\"");
+    }
+  }
+  return out;
+}
+
+int parse_core_id(const std::string& key, const JsonNode& where) {
+  try {
+    size_t used = 0;
+    int id = std::stoi(key, &used);
+    if (used != key.size() || id < 0) throw 0;
+    return id;
+  } catch (...) {
+    where.error("core id \"" + key + "\" is not a non-negative integer");
+  }
+}
+
+std::map<int, DimMap> read_core_slices(const JsonNode& node) {
+  std::map<int, DimMap> out;
+  if (!node.is_object()) node.error("expected an object keyed by core id");
+  for (const auto& [core_key, slice] : node.members()) {
+    const int core = parse_core_id(core_key, node);
+    DimMap dims;
+    for (const auto& [dim, index] : slice.members()) dims[dim_key(dim)] = index.as_int();
+    out[core] = dims;
+  }
+  return out;
+}
+
+DataFormat read_format(const JsonNode& node) {
+  const std::string name = node.as_string();
+  auto format = parse_data_format(name);
+  if (!format) node.error("unsupported data format '" + name + "' (supported: SEN169_FP16, IEEE_FP32)");
+  return *format;
+}
+
+// "Tensor2-idx2" -> 2; falls back to matching dsName_.
+int resolve_tensor_ref(const JsonNode& ref, const std::vector<LabeledDs>& tensors) {
+  const std::string text = ref.as_string();
+  const auto pos = text.rfind("-idx");
+  if (pos != std::string::npos) {
+    try {
+      size_t used = 0;
+      const int idx = std::stoi(text.substr(pos + 4), &used);
+      if (used == text.size() - pos - 4 && idx >= 0 && idx < static_cast<int>(tensors.size())) return idx;
+    } catch (...) {
+    }
+  }
+  for (const auto& t : tensors) {
+    if (t.name == text) return t.index;
+  }
+  ref.error("unknown tensor reference '" + text + "'");
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+class SdscParser {
+ public:
+  SdscParser(const Json& document, std::string file) : doc_(document), file_(std::move(file)) {}
+
+  Sdsc parse() {
+    JsonNode root(doc_, file_, "$");
+    if (!root.is_object()) root.error("expected a JSON object");
+    if (root.size() != 1) root.error("expected exactly one top-level key (the SDSC name), found " + std::to_string(root.size()));
+    auto [name, top] = root.members().front();
+    sdsc_.file = file_;
+    sdsc_.name = name;
+
+    top.at("coreFoldProp_");
+    sdsc_.num_cores = static_cast<int>(top.at("numCoresUsed_").as_int());
+    if (sdsc_.num_cores < 1) top.at("numCoresUsed_").error("must be at least 1");
+
+    JsonNode dscs = top.at("dscs_");
+    if (!dscs.is_array() || dscs.size() == 0) dscs.error("expected a non-empty array");
+    if (dscs.size() > 1) dscs.error("unsupported: " + std::to_string(dscs.size()) + " dscs_ entries (only balanced work division, one entry, is supported)");
+    JsonNode entry = dscs.element(0);
+    if (!entry.is_object() || entry.size() != 1) entry.error("expected an object with one key (the DSC name)");
+    auto [dsc_name, dsc] = entry.members().front();
+    sdsc_.dsc_name = dsc_name;
+
+    read_iteration_space(top, dsc);
+    read_work_division(top, dsc);
+    read_primary(dsc);
+    read_tensors(dsc);
+    read_schedule_tree(dsc);
+    read_constants(dsc);
+    read_compute_ops(dsc);
+    if (auto masking = dsc.find("coordinateMasking_")) {
+      if (masking->is_object() && masking->size() > 0) masking->error("unsupported: coordinate masking entries");
+    }
+    return std::move(sdsc_);
+  }
+
+ private:
+  void read_iteration_space(const JsonNode& top, const JsonNode& dsc) {
+    JsonNode n = dsc.at("N_");
+    sdsc_.size = read_dims(n, &sdsc_.dims);
+    if (sdsc_.dims.empty()) n.error("no dimensions");
+    JsonNode stage = dsc.at("dataStageParam_");
+    JsonNode ss = stage.at("0").at("ss_");
+    sdsc_.per_core = read_dims(ss, nullptr);
+    for (const auto& d : sdsc_.dims) {
+      if (!sdsc_.per_core.count(d)) ss.error("missing per-core size of dimension '" + d + "'");
+    }
+    for (const auto& [d, v] : sdsc_.per_core) {
+      if (!sdsc_.size.count(d)) ss.error("dimension '" + d + "' is not in N_");
+    }
+  }
+
+  void read_work_division(const JsonNode& top, const JsonNode& dsc) {
+    JsonNode slices = top.at("numWkSlicesPerDim_");
+    for (const auto& d : sdsc_.dims) sdsc_.slices[d] = 1;
+    for (const auto& [key, value] : slices.members()) {
+      const std::string d = dim_key(key);
+      if (!sdsc_.size.count(d)) value.error("dimension '" + d + "' is not in N_");
+      sdsc_.slices[d] = value.as_int();
+      if (sdsc_.slices[d] < 1) value.error("slice count must be at least 1");
+    }
+    int64_t product = 1;
+    for (const auto& d : sdsc_.dims) {
+      const int64_t covered = sdsc_.slices[d] * sdsc_.per_core[d];
+      if (covered != sdsc_.size[d]) {
+        slices.error("folds do not cover N_: dimension '" + d + "' has " + std::to_string(sdsc_.slices[d]) +
+                     " slices x " + std::to_string(sdsc_.per_core[d]) + " per core = " + std::to_string(covered) +
+                     ", but N_ is " + std::to_string(sdsc_.size[d]));
+      }
+      product *= sdsc_.slices[d];
+    }
+    if (product != sdsc_.num_cores) {
+      slices.error("slices multiply to " + std::to_string(product) + " but numCoresUsed_ is " + std::to_string(sdsc_.num_cores));
+    }
+
+    JsonNode mapping = top.at("coreIdToWkSlice_");
+    sdsc_.core_slice = read_core_slices(mapping);
+    if (static_cast<int>(sdsc_.core_slice.size()) != sdsc_.num_cores) {
+      mapping.error("maps " + std::to_string(sdsc_.core_slice.size()) + " cores but numCoresUsed_ is " + std::to_string(sdsc_.num_cores));
+    }
+    std::set<std::vector<int64_t>> seen;
+    for (auto& [core, slice] : sdsc_.core_slice) {
+      std::vector<int64_t> key;
+      for (const auto& d : sdsc_.dims) {
+        const int64_t index = slice.count(d) ? slice[d] : 0;
+        if (index < 0 || index >= sdsc_.slices[d]) {
+          mapping.error("core " + std::to_string(core) + " has slice " + std::to_string(index) + " of dimension '" + d +
+                        "', outside [0, " + std::to_string(sdsc_.slices[d]) + ")");
+        }
+        slice[d] = index;
+        key.push_back(index);
+      }
+      if (!seen.insert(key).second) {
+        mapping.error("core " + std::to_string(core) + " repeats another core's work slice (part of N_ is covered twice)");
+      }
+      sdsc_.core_ids.push_back(core);
+    }
+    if (auto used = dsc.find("coreIdsUsed_")) {
+      auto ids = used->as_int_list();
+      std::vector<int> listed(ids.begin(), ids.end());
+      std::sort(listed.begin(), listed.end());
+      if (listed != sdsc_.core_ids) used->error("does not match the cores of coreIdToWkSlice_");
+    }
+  }
+
+  void read_primary(const JsonNode& dsc) {
+    JsonNode primary = dsc.at("primaryDsInfo_");
+    for (const auto& [type, info] : primary.members()) {
+      PrimaryDsInfo p;
+      p.layout_dims = info.at("layoutDimOrder_").as_string_list();
+      for (auto& d : p.layout_dims) {
+        d = dim_key(d);
+        if (!sdsc_.size.count(d)) info.at("layoutDimOrder_").error("dimension '" + d + "' is not in N_");
+      }
+      auto sticks = info.at("stickDimOrder_").as_string_list();
+      auto sizes = info.at("stickSize_").as_double_list();
+      if (sticks.size() != 1 || sizes.size() != 1) {
+        info.at("stickDimOrder_").error("unsupported: sticks made of " + std::to_string(sticks.size()) + " dimensions (one is supported)");
+      }
+      p.stick_dim = dim_key(sticks[0]);
+      if (std::find(p.layout_dims.begin(), p.layout_dims.end(), p.stick_dim) == p.layout_dims.end()) {
+        info.at("stickDimOrder_").error("stick dimension '" + p.stick_dim + "' is not in layoutDimOrder_");
+      }
+      p.stick_elems = static_cast<int64_t>(sizes[0]);
+      if (p.stick_elems < 1 || p.stick_elems != sizes[0]) info.at("stickSize_").error("must be a positive integer");
+      sdsc_.primary[type] = p;
+    }
+  }
+
+  void read_tensors(const JsonNode& dsc) {
+    JsonNode list = dsc.at("labeledDs_");
+    if (!list.is_array() || list.size() == 0) list.error("expected a non-empty array");
+    std::vector<LabeledDs> tensors(list.size());
+    std::vector<bool> filled(list.size(), false);
+    for (size_t i = 0; i < list.size(); ++i) {
+      JsonNode node = list.element(i);
+      LabeledDs t;
+      t.index = static_cast<int>(node.at("ldsIdx_").as_int());
+      if (t.index < 0 || t.index >= static_cast<int>(list.size())) node.at("ldsIdx_").error("out of range");
+      if (filled[t.index]) node.at("ldsIdx_").error("duplicate ldsIdx_ " + std::to_string(t.index));
+      t.name = node.at("dsName_").as_string();
+      t.ds_type = node.at("dsType_").as_string();
+      t.path = node.path();
+      auto p = sdsc_.primary.find(t.ds_type);
+      if (p == sdsc_.primary.end()) node.at("dsType_").error("'" + t.ds_type + "' is not in primaryDsInfo_");
+      t.format = read_format(node.at("dataFormat_"));
+      if (auto wl = node.find("wordLength")) {
+        if (wl->as_int() != word_bytes(t.format)) wl->error("wordLength " + std::to_string(wl->as_int()) + " does not match " + data_format_name(t.format));
+      }
+      const int64_t stick_bytes = p->second.stick_elems * word_bytes(t.format);
+      if (stick_bytes != 128) {
+        node.at("dataFormat_").error("a stick of " + std::to_string(p->second.stick_elems) + " x " + data_format_name(t.format) + " is " +
+                                     std::to_string(stick_bytes) + " bytes; the device stick is 128 bytes");
+      }
+      JsonNode scale = node.at("scale_");
+      auto values = scale.as_double_list();
+      if (values.size() != p->second.layout_dims.size()) {
+        scale.error("has " + std::to_string(values.size()) + " entries but dsType " + t.ds_type + " has " +
+                    std::to_string(p->second.layout_dims.size()) + " dimensions");
+      }
+      for (size_t k = 0; k < values.size(); ++k) {
+        const std::string& d = p->second.layout_dims[k];
+        const bool stick = d == p->second.stick_dim;
+        if (values[k] == 1) {
+          t.scale[d] = DimScale::Normal;
+        } else if (values[k] == -1 && !stick) {
+          t.scale[d] = DimScale::Broadcast;
+        } else if (values[k] == -2 && stick) {
+          t.scale[d] = DimScale::BroadcastStick;
+        } else if (values[k] == -1 || values[k] == -2) {
+          scale.element(k).error("scale " + std::to_string(static_cast<int>(values[k])) + " on " +
+                                 (stick ? "the stick dimension" : "a non-stick dimension") + " '" + d + "' (use -2 for the stick dimension, -1 otherwise)");
+        } else {
+          scale.element(k).error("scale must be 1, -1 or -2");
+        }
+      }
+      tensors[t.index] = t;
+      filled[t.index] = true;
+    }
+    sdsc_.tensors = std::move(tensors);
+  }
+
+  void read_schedule_tree(const JsonNode& dsc) {
+    JsonNode tree = dsc.at("scheduleTree_");
+    if (!tree.is_array()) tree.error("expected an array");
+    std::vector<Allocation> allocations(sdsc_.tensors.size());
+    std::vector<bool> filled(sdsc_.tensors.size(), false);
+    for (size_t i = 0; i < tree.size(); ++i) {
+      JsonNode node = tree.element(i);
+      const std::string type = node.at("nodeType_").as_string();
+      if (type != "allocate") node.at("nodeType_").error("unsupported schedule node type '" + type + "' (only allocate nodes are filled by the frontend)");
+      Allocation a;
+      a.path = node.path();
+      a.lds_index = static_cast<int>(node.at("ldsIdx_").as_int());
+      if (a.lds_index < 0 || a.lds_index >= static_cast<int>(sdsc_.tensors.size())) node.at("ldsIdx_").error("no labeledDs_ entry with this index");
+      if (filled[a.lds_index]) node.at("ldsIdx_").error("tensor " + std::to_string(a.lds_index) + " has two allocate nodes");
+      const std::string component = node.at("component_").as_string();
+      if (component == "hbm") {
+        a.component = MemComponent::Hbm;
+      } else if (component == "lx") {
+        a.component = MemComponent::Lx;
+      } else {
+        node.at("component_").error("unknown component '" + component + "' (expected hbm or lx)");
+      }
+      a.layout_dims = node.at("layoutDimOrder_").as_string_list();
+      for (auto& d : a.layout_dims) d = dim_key(d);
+      const auto& expected = sdsc_.primary_of(a.lds_index).layout_dims;
+      std::vector<std::string> got = a.layout_dims, want = expected;
+      std::sort(got.begin(), got.end());
+      std::sort(want.begin(), want.end());
+      if (got != want) {
+        node.at("layoutDimOrder_").error("[" + join(a.layout_dims) + "] is not an ordering of the tensor's dimensions [" + join(expected) + "]");
+      }
+      if (auto sym = node.find("isStartAddrSymbolic_")) a.symbolic = sym->as_int() != 0;
+      JsonNode data = node.at("startAddressCoreCorelet_").at("data_");
+      for (const auto& [key, value] : data.members()) {
+        auto index = parse_index_key(key, data);
+        if (index.empty()) data.error("empty index key");
+        if (index.size() > 1 && index[1] != 0) data.error("unsupported: per-corelet start address in \"" + key + "\"");
+        if (index.size() > 2 && index[2] != 0) data.error("unsupported: per-time-step start address in \"" + key + "\"");
+        const int64_t address = value.as_int();
+        if (a.symbolic && address >= 0) value.error("isStartAddrSymbolic_ is set but the value is not a (negative) symbol id");
+        if (!a.symbolic && address < 0) value.error("negative start address " + std::to_string(address) + " without isStartAddrSymbolic_");
+        a.start_address[static_cast<int>(index[0])] = address;
+      }
+      if (a.component == MemComponent::Lx && a.symbolic) node.at("isStartAddrSymbolic_").error("LX start addresses cannot be symbolic");
+      for (int core : sdsc_.core_ids) {
+        if (!a.start_address.count(core)) data.error("no start address for core " + std::to_string(core));
+      }
+      if (auto coords = node.find("coordinates_")) {
+        if (auto slices = coords->find("coreIdToWkSlice_")) a.core_slices = read_core_slices(*slices);
+      }
+      allocations[a.lds_index] = a;
+      filled[a.lds_index] = true;
+    }
+    for (size_t t = 0; t < filled.size(); ++t) {
+      if (!filled[t]) tree.error("no allocate node for " + sdsc_.tensors[t].name + " (ldsIdx_ " + std::to_string(t) + ")");
+    }
+    sdsc_.allocations = std::move(allocations);
+  }
+
+  void read_constants(const JsonNode& dsc) {
+    auto node = dsc.find("constantInfo_");
+    if (!node) return;
+    if (node->is_string()) {
+      const std::string text = node->as_string();
+      if (text == "{}" || text.empty()) return;
+      node->error("expected \"{}\" or an object of constants");
+    }
+    for (const auto& [key, entry] : node->members()) {
+      SdscConstant c;
+      c.name = entry.at("name_").as_string();
+      c.format = read_format(entry.at("dataFormat_"));
+      JsonNode data = entry.at("data_").at("data_");
+      if (data.size() == 0) data.error("no constant value");
+      JsonNode first = data.members().front().second;
+      JsonNode word = first.is_array() ? first.element(0) : first;
+      const int64_t bits = word.as_int();
+      if (bits < 0 || bits > 0xFFFFFFFFll) word.error("constant bits out of range");
+      c.bits = static_cast<uint32_t>(bits);
+      if (c.format == DataFormat::Dl16) {
+        if (c.bits > 0xFFFF) word.error("a SEN169_FP16 constant must fit in 16 bits");
+        c.value = dl16_to_float(static_cast<uint16_t>(c.bits));
+      } else {
+        std::memcpy(&c.value, &c.bits, 4);
+      }
+      sdsc_.constants.push_back(c);
+    }
+  }
+
+  void read_compute_ops(const JsonNode& dsc) {
+    JsonNode list = dsc.at("computeOp_");
+    if (!list.is_array() || list.size() == 0) list.error("expected a non-empty array");
+    for (size_t i = 0; i < list.size(); ++i) {
+      JsonNode node = list.element(i);
+      ComputeOp op;
+      op.path = node.path();
+      const std::string name = node.at("opFuncName").as_string();
+      op.info = find_op(name);
+      if (!op.info) node.at("opFuncName").error("unknown opFuncName '" + name + "'");
+      op.ex_unit = node.at("exUnit").as_string();
+      if (op.ex_unit != "pt" && op.ex_unit != "sfp") node.at("exUnit").error("unknown execution unit '" + op.ex_unit + "' (expected pt or sfp)");
+      if (op.info->kind == OpKind::Matmul && op.ex_unit != "pt") node.at("exUnit").error(name + " runs on the PT array (exUnit \"pt\")");
+      op.format = read_format(node.at("attributes_").at("dataFormat_"));
+      JsonNode inputs = node.at("inputLabeledDs");
+      for (size_t k = 0; k < inputs.size(); ++k) op.inputs.push_back(resolve_tensor_ref(inputs.element(k), sdsc_.tensors));
+      JsonNode outputs = node.at("outputLabeledDs");
+      for (size_t k = 0; k < outputs.size(); ++k) op.outputs.push_back(resolve_tensor_ref(outputs.element(k), sdsc_.tensors));
+      const int n_in = static_cast<int>(op.inputs.size());
+      if (n_in < op.info->min_inputs || n_in > op.info->max_inputs) {
+        inputs.error(name + " takes " + std::to_string(op.info->min_inputs) +
+                     (op.info->max_inputs != op.info->min_inputs ? "-" + std::to_string(op.info->max_inputs) : "") +
+                     " inputs, got " + std::to_string(n_in));
+      }
+      if (static_cast<int>(op.outputs.size()) != op.info->outputs) {
+        outputs.error(name + " produces " + std::to_string(op.info->outputs) + " output(s), got " + std::to_string(op.outputs.size()));
+      }
+      if (op.info->kind == OpKind::Reduction &&
+          std::find(op.inputs.begin(), op.inputs.end(), op.outputs[0]) == op.inputs.end()) {
+        inputs.error("a reduction lists its output among its inputs");
+      }
+      for (const auto& cname : op.info->constants) {
+        // mean's scaling_factor, clip's bounds... without them the value is undefined.
+        if (!sdsc_.find_constant(cname)) node.error(name + " needs constant '" + cname + "' in constantInfo_");
+      }
+      sdsc_.ops.push_back(op);
+    }
+  }
+
+  const Json& doc_;
+  std::string file_;
+  Sdsc sdsc_;
+};
+
+}  // namespace
+
+Sdsc parse_sdsc(const Json& document, const std::string& file) { return SdscParser(document, file).parse(); }
+
+Sdsc read_sdsc(const std::string& path) {
+  Json document = read_json_file(path);
+  return parse_sdsc(document, path);
+}
+
+}  // namespace spyre

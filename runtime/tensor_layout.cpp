@@ -1,0 +1,150 @@
+#include "runtime/tensor_layout.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "runtime/error.h"
+
+namespace spyre {
+
+TensorLayout::TensorLayout(const std::vector<std::string>& dims_innermost_first, const DimMap& extents,
+                           const std::string& stick_dim, int64_t stick_elems, int elem_bytes)
+    : stick_dim_(stick_dim), stick_elems_(stick_elems), elem_bytes_(elem_bytes) {
+  int64_t running = stick_elems * elem_bytes;  // one stick
+  for (const auto& name : dims_innermost_first) {
+    LayoutDim d;
+    d.name = name;
+    auto it = extents.find(name);
+    d.extent = it == extents.end() ? 1 : it->second;
+    d.stick = name == stick_dim;
+    d.count = d.stick ? (d.extent + stick_elems - 1) / stick_elems : d.extent;
+    d.stride = running;
+    running *= d.count;
+    dims_.push_back(d);
+  }
+  size_ = running;
+}
+
+const LayoutDim* TensorLayout::find(const std::string& name) const {
+  for (const auto& d : dims_) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+int64_t TensorLayout::offset(const DimMap& coords) const {
+  int64_t total = 0;
+  for (const auto& d : dims_) {
+    auto it = coords.find(d.name);
+    if (it != coords.end()) total += offset_along(d, it->second);
+  }
+  return total;
+}
+
+int64_t TensorLayout::box_bytes(const DimMap& origin, const DimMap& extent) const {
+  int64_t bytes = stick_elems_ * elem_bytes_;
+  for (const auto& d : dims_) {
+    const int64_t o = origin.count(d.name) ? origin.at(d.name) : 0;
+    const int64_t e = extent.count(d.name) ? extent.at(d.name) : 1;
+    if (d.stick) {
+      bytes *= (o + e - 1) / stick_elems_ - o / stick_elems_ + 1;  // sticks spanned
+    } else {
+      bytes *= e;
+    }
+  }
+  return bytes;
+}
+
+bool TensorLayout::same_bytes_as(const TensorLayout& other) const {
+  if (elem_bytes_ != other.elem_bytes_ || stick_elems_ != other.stick_elems_ || size_ != other.size_) return false;
+  auto steps = [](const std::vector<LayoutDim>& dims) {
+    std::vector<std::tuple<int64_t, int64_t, bool>> out;
+    for (const auto& d : dims) {
+      if (d.count > 1) out.emplace_back(d.count, d.stride, d.stick);
+    }
+    return out;
+  };
+  return steps(dims_) == steps(other.dims_);
+}
+
+std::string TensorLayout::describe() const {
+  std::string out;
+  for (auto it = dims_.rbegin(); it != dims_.rend(); ++it) {
+    out += "[" + it->name + ":" + std::to_string(it->count) + (it->stick ? " sticks]" : "]");
+  }
+  out += "[" + std::to_string(stick_elems_) + " x " + std::to_string(elem_bytes_) + "B]";
+  return out;
+}
+
+namespace {
+
+bool has_own_distribution(const Sdsc& sdsc, int lds_index) {
+  return !sdsc.allocations.at(lds_index).core_slices.empty();
+}
+
+}  // namespace
+
+DimMap tensor_slices(const Sdsc& sdsc, int lds_index) {
+  if (!has_own_distribution(sdsc, lds_index)) return sdsc.slices;
+  DimMap slices;
+  for (const auto& d : sdsc.dims) slices[d] = 1;
+  for (const auto& [core, slice] : sdsc.allocations.at(lds_index).core_slices) {
+    for (const auto& [d, index] : slice) slices[d] = std::max(slices[d], index + 1);
+  }
+  return slices;
+}
+
+const DimMap& tensor_core_slice(const Sdsc& sdsc, int lds_index, int core) {
+  const auto& alloc = sdsc.allocations.at(lds_index);
+  const auto& mapping = alloc.core_slices.empty() ? sdsc.core_slice : alloc.core_slices;
+  auto it = mapping.find(core);
+  if (it == mapping.end()) {
+    fail(sdsc.file, alloc.path, "core " + std::to_string(core) + " has no work slice for " + sdsc.tensors.at(lds_index).name);
+  }
+  return it->second;
+}
+
+DimMap tensor_extents(const Sdsc& sdsc, int lds_index, bool per_core) {
+  const LabeledDs& t = sdsc.tensors.at(lds_index);
+  const DimMap slices = per_core ? tensor_slices(sdsc, lds_index) : DimMap{};
+  DimMap extents;
+  for (const auto& [d, scale] : t.scale) {
+    if (scale != DimScale::Normal) {
+      extents[d] = 1;
+      continue;
+    }
+    int64_t n = sdsc.size.at(d);
+    if (per_core) {
+      const int64_t s = slices.count(d) ? slices.at(d) : 1;
+      if (n % s != 0) {
+        fail(sdsc.file, sdsc.allocations.at(lds_index).path,
+             "dimension '" + d + "' of size " + std::to_string(n) + " does not divide into " + std::to_string(s) + " slices");
+      }
+      n /= s;
+    }
+    extents[d] = n;
+  }
+  return extents;
+}
+
+Box core_box(const Sdsc& sdsc, int lds_index, int core) {
+  Box box;
+  box.extent = tensor_extents(sdsc, lds_index, /*per_core=*/true);
+  const DimMap& slice = tensor_core_slice(sdsc, lds_index, core);
+  const LabeledDs& t = sdsc.tensors.at(lds_index);
+  for (const auto& [d, scale] : t.scale) {
+    const int64_t index = scale == DimScale::Normal && slice.count(d) ? slice.at(d) : 0;
+    box.origin[d] = index * box.extent.at(d);
+  }
+  return box;
+}
+
+TensorLayout allocation_layout(const Sdsc& sdsc, int lds_index) {
+  const Allocation& alloc = sdsc.allocations.at(lds_index);
+  const PrimaryDsInfo& primary = sdsc.primary_of(lds_index);
+  const DimMap extents = tensor_extents(sdsc, lds_index, alloc.component == MemComponent::Lx);
+  return TensorLayout(alloc.layout_dims, extents, primary.stick_dim, primary.stick_elems,
+                      word_bytes(sdsc.tensors.at(lds_index).format));
+}
+
+}  // namespace spyre

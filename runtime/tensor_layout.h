@@ -1,0 +1,87 @@
+#pragma once
+// Where each element of a tensor lives, in bytes.
+//
+// A device tensor is made of 128-byte sticks: stick_elems consecutive elements
+// of the stick dimension. Beyond the stick, allocate nodes list dimensions
+// innermost first (layoutDimOrder_); the stick dimension appears there as the
+// stick index. Example: [mb, out] with stick out on a (512, 1024) fp16 tensor
+// is the device shape [16 out-sticks][512 mb][64 elems], torch-spyre's default
+// [ceil(C/64), R, 64] for (R, C).
+//
+// HBM tensors are laid out with their full extents (N_) and each core's start
+// address points at its slice inside them; LX tensors hold only the core's own
+// slice, so their extents are per core.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/sdsc.h"
+
+namespace spyre {
+
+struct LayoutDim {
+  std::string name;
+  int64_t extent = 1;  // logical elements
+  int64_t count = 1;   // memory units: sticks for the stick dimension, elements otherwise
+  int64_t stride = 0;  // bytes between consecutive units
+  bool stick = false;
+};
+
+class TensorLayout {
+ public:
+  TensorLayout() = default;
+  TensorLayout(const std::vector<std::string>& dims_innermost_first, const DimMap& extents, const std::string& stick_dim,
+               int64_t stick_elems, int elem_bytes);
+
+  const std::vector<LayoutDim>& dims() const { return dims_; }
+  const LayoutDim* find(const std::string& name) const;
+  int64_t size_bytes() const { return size_; }
+  int64_t stick_elems() const { return stick_elems_; }
+  int elem_bytes() const { return elem_bytes_; }
+  const std::string& stick_dim() const { return stick_dim_; }
+
+  int64_t offset_along(const LayoutDim& dim, int64_t coord) const {
+    if (dim.stick) return (coord / stick_elems_) * dim.stride + (coord % stick_elems_) * elem_bytes_;
+    return coord * dim.stride;
+  }
+  // Dims missing from coords count as coordinate 0.
+  int64_t offset(const DimMap& coords) const;
+  // Bytes of all sticks touched by the box [origin, origin + extent): what a
+  // DMA of that box moves.
+  int64_t box_bytes(const DimMap& origin, const DimMap& extent) const;
+  // True when both layouts put every byte in the same place: same element
+  // and stick size, and the same (count, stride) steps once size-1 dims are
+  // dropped. Dim names are per SDSC, so they are not compared.
+  bool same_bytes_as(const TensorLayout& other) const;
+  // Outermost first, e.g. "[out:16 sticks][mb:512][64 x 2B]".
+  std::string describe() const;
+
+ private:
+  std::vector<LayoutDim> dims_;
+  std::string stick_dim_;
+  int64_t stick_elems_ = 64;
+  int elem_bytes_ = 2;
+  int64_t size_ = 0;
+};
+
+// The per-core part of a tensor in one SDSC.
+struct Box {
+  DimMap origin;  // first coordinate per tensor dimension (global coordinates)
+  DimMap extent;  // elements per tensor dimension
+};
+
+// Slice counts of a tensor's distribution over cores: the allocation's own
+// coreIdToWkSlice_ when it has one (e.g. SHUFFLE states), else the SDSC's.
+DimMap tensor_slices(const Sdsc& sdsc, int lds_index);
+const DimMap& tensor_core_slice(const Sdsc& sdsc, int lds_index, int core);
+
+// Extents of a tensor: full (N_) when per_core is false, one core's when true;
+// broadcast dims (scale -1/-2) have extent 1.
+DimMap tensor_extents(const Sdsc& sdsc, int lds_index, bool per_core);
+// The box of the tensor a core works on.
+Box core_box(const Sdsc& sdsc, int lds_index, int core);
+// Layout of a tensor as allocated: HBM with full extents, LX with per-core ones.
+TensorLayout allocation_layout(const Sdsc& sdsc, int lds_index);
+
+}  // namespace spyre

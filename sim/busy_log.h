@@ -1,0 +1,44 @@
+#pragma once
+// Busy intervals of one engine (a DMA engine, a corelet's PT array or SFU, a
+// ring link, the host link): the source of busy percentages and of trace
+// events. Intervals of one log never overlap: each engine does one thing at a
+// time.
+
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+namespace spyre::sim {
+
+inline double now_ns() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
+inline sc_core::sc_time ns(double value) { return sc_core::sc_time(value, sc_core::SC_NS); }
+// Waits until an absolute time (no-op if it has passed). Thread processes only.
+inline void wait_until_ns(double t) {
+  const double d = t - now_ns();
+  if (d > 0) sc_core::wait(ns(d));
+}
+
+struct BusyInterval {
+  double start_ns = 0, end_ns = 0;
+  std::string label;
+};
+
+class BusyLog {
+ public:
+  // Adds [start, end); clips the start to the previous end so intervals never overlap.
+  void add(double start_ns, double end_ns, std::string label) {
+    if (!intervals_.empty() && start_ns < intervals_.back().end_ns) start_ns = intervals_.back().end_ns;
+    if (end_ns <= start_ns) return;
+    busy_ns_ += end_ns - start_ns;
+    intervals_.push_back({start_ns, end_ns, std::move(label)});
+  }
+  double busy_ns() const { return busy_ns_; }
+  const std::vector<BusyInterval>& intervals() const { return intervals_; }
+
+ private:
+  std::vector<BusyInterval> intervals_;
+  double busy_ns_ = 0;
+};
+
+}  // namespace spyre::sim

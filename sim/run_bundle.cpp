@@ -1,0 +1,82 @@
+#include "sim/run_bundle.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/error.h"
+#include "runtime/host_io.h"
+#include "sim/simulator.h"
+
+namespace fs = std::filesystem;
+
+namespace spyre::sim {
+
+namespace {
+
+void write_json(const std::string& path, const Json& json) {
+  std::ofstream out(path);
+  if (!out) fail(path, "", "cannot create file");
+  out << json.dump(1) << "\n";
+  if (!out) fail(path, "", "write failed");
+}
+
+}  // namespace
+
+RunOutcome run_bundle(const RunOptions& o) {
+  const ArchConfig arch = load_arch(o.arch_path, o.arch_overrides);
+  const Program program = load_program(o.bundle, arch.limits());
+  const bool functional = !o.inputs_dir.empty() || o.fill.has_value();
+  if (!functional && (!o.outputs_dir.empty() || !o.expect_dir.empty())) {
+    fail("", "--outputs/--expect", "need values: give --inputs DIR or --fill VALUE (without them the run is timing only)");
+  }
+  if (o.output_dtype != "f4" && o.output_dtype != "f2") fail("", "--output-dtype", "must be fp32 or fp16");
+
+  std::optional<DeviceMemory> memory;
+  if (functional) {
+    memory.emplace(program, arch.limits());
+    std::map<std::string, std::vector<float>> inputs;
+    if (!o.inputs_dir.empty()) inputs = read_host_inputs(program, o.inputs_dir);
+    for (const auto& t : program.host_tensors) {
+      if (!t.is_input) continue;
+      if (o.fill && !inputs.count(t.name)) inputs[t.name].assign(static_cast<size_t>(t.element_count()), *o.fill);
+      memory->upload(t, inputs.at(t.name));
+    }
+  }
+
+  SimulationResult sim = simulate(program, arch, functional ? &*memory : nullptr, !o.trace_path.empty());
+  RunOutcome outcome;
+  outcome.report = std::move(sim.report);
+  if (functional) {
+    for (const auto& t : program.host_tensors) {
+      if (t.is_output) outcome.outputs[t.name] = memory->download(t);
+    }
+  }
+  if (!o.outputs_dir.empty()) {
+    fs::create_directories(o.outputs_dir);
+    for (const auto& t : program.host_tensors) {
+      if (t.is_output) write_npy((fs::path(o.outputs_dir) / (t.name + ".npy")).string(), t.shape, outcome.outputs.at(t.name), o.output_dtype);
+    }
+  }
+  if (!o.expect_dir.empty()) {
+    if (!fs::is_directory(o.expect_dir)) fail(o.expect_dir, "", "reference directory does not exist");
+    for (const auto& t : program.host_tensors) {
+      const fs::path ref = fs::path(o.expect_dir) / (t.name + ".npy");
+      if (!t.is_output || !fs::exists(ref)) continue;
+      Comparison c = compare_values(t, outcome.outputs.at(t.name), read_npy(ref.string()), o.rtol, o.atol);
+      outcome.expect_failed |= !c.passed;
+      outcome.report.comparisons.push_back(c);
+    }
+    if (outcome.report.comparisons.empty()) {
+      std::string names;
+      for (const auto& t : program.host_tensors) {
+        if (t.is_output) names += (names.empty() ? "" : ", ") + t.name + ".npy";
+      }
+      fail(o.expect_dir, "", "holds none of the output references (" + names + ")");
+    }
+  }
+  if (!o.report_path.empty()) write_json(o.report_path, report_to_json(outcome.report));
+  if (!o.trace_path.empty()) write_json(o.trace_path, sim.trace);
+  return outcome;
+}
+
+}  // namespace spyre::sim

@@ -1,0 +1,36 @@
+#pragma once
+// `spyre-sim run` as a library call: load a bundle, bind .npy inputs, simulate,
+// write outputs, compare with references, write the report and trace.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/run_report.h"
+
+namespace spyre::sim {
+
+struct RunOptions {
+  std::string bundle;
+  std::string inputs_dir;   // functional mode: <arg>.npy per input
+  std::optional<float> fill;  // functional mode: every input filled with this value
+  std::string outputs_dir;  // write <arg>.npy per output
+  std::string output_dtype = "f4";  // "f4" (exact device values) or "f2"
+  std::string expect_dir;   // compare outputs with <arg>.npy references
+  double rtol = 8e-3, atol = 1e-5;
+  std::string report_path, trace_path;
+  std::string arch_path;    // empty: built-in spyre.json
+  std::vector<std::string> arch_overrides;
+};
+
+struct RunOutcome {
+  RunReport report;
+  std::map<std::string, std::vector<float>> outputs;  // functional mode only
+  bool expect_failed = false;
+};
+
+// Throws SpyreError for bad input (one line naming file, field and reason).
+RunOutcome run_bundle(const RunOptions& options);
+
+}  // namespace spyre::sim

@@ -1,0 +1,63 @@
+#pragma once
+// What a run computed, in one structure: written as JSON (--report) and as
+// the table `spyre-sim run` prints. Same input gives the same report, byte
+// for byte: no wall-clock or host-dependent values go in.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/hazard.h"
+#include "runtime/host_io.h"
+#include "runtime/json_node.h"
+
+namespace spyre::sim {
+
+struct KernelReport {
+  std::string bundle, file, op, unit;
+  int cores = 0;
+  double start_us = 0, end_us = 0;
+  int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
+  int tiles = 0;        // most tiles any core ran
+  double macs = 0;      // batchmatmul multiply-accumulates
+};
+
+struct CoreReport {
+  int core = 0;
+  double pt_busy_pct = 0, sfu_busy_pct = 0, dma_in_busy_pct = 0, dma_out_busy_pct = 0;
+  int64_t lx_high_water_bytes = 0;  // highest LX byte the program's tensors use
+  int64_t staging_peak_bytes = 0;   // backend staging space the tiling used
+  int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
+};
+
+struct TensorReport {
+  std::string name, role, format;  // role: input, output, inout
+  std::vector<std::string> dims;
+  std::vector<int64_t> shape;
+  int64_t address = 0, device_bytes = 0;
+  std::string layout;
+};
+
+struct RunReport {
+  std::string bundle;
+  std::string mode;  // "functional" or "timing"
+  Json arch;
+  double latency_us = 0;  // first launch to last barrier
+  int64_t cycles = 0;
+  int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
+  int64_t host_upload_bytes = 0, host_download_bytes = 0;
+  double host_upload_us = 0, host_download_us = 0;
+  double lpddr5_achieved_gbps = 0, lpddr5_utilization = 0;
+  int64_t lpddr5_turnarounds = 0;
+  int64_t data_ring_bytes = 0, reduce_ring_bytes = 0;
+  std::vector<KernelReport> kernels;
+  std::vector<CoreReport> cores;  // cores the program uses
+  std::vector<TensorReport> tensors;
+  std::vector<Hazard> hazards;
+  std::vector<Comparison> comparisons;  // --expect
+};
+
+Json report_to_json(const RunReport& report);
+std::string report_table(const RunReport& report);
+
+}  // namespace spyre::sim

@@ -1,0 +1,22 @@
+#pragma once
+// Runs a program on a fresh SystemC model of the card and reports what
+// happened. With a DeviceMemory the run is functional (values computed and
+// left in memory); without, it is timing only, on the same schedule.
+
+#include "runtime/device_memory.h"
+#include "runtime/program.h"
+#include "sim/arch_config.h"
+#include "sim/run_report.h"
+
+namespace spyre::sim {
+
+struct SimulationResult {
+  RunReport report;
+  Json trace;  // Chrome trace events; null unless requested
+};
+
+// Each call builds its own SystemC kernel context, so one process can run
+// many simulations (tests, sweeps).
+SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace);
+
+}  // namespace spyre::sim

@@ -1,0 +1,73 @@
+// DLFloat16 (SEN169_FP16) and IEEE half conversions.
+
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "runtime/numerics.h"
+
+namespace spyre {
+namespace {
+
+TEST(Dl16, EncodesKnownValues) {
+  EXPECT_EQ(float_to_dl16(1.0f), 0x3E00);   // e = 31, m = 0
+  EXPECT_EQ(float_to_dl16(2.0f), 0x4000);
+  EXPECT_EQ(float_to_dl16(-1.0f), 0xBE00);
+  EXPECT_EQ(float_to_dl16(0.0f), 0x0000);
+  EXPECT_EQ(float_to_dl16(1.5f), 0x3F00);   // m = 256
+}
+
+TEST(Dl16, DecodesMeanScalingFactorOfTorchSpyreExample) {
+  // mean_keepdim's scaling_factor "10752" = 0x2A00 is 1/1024 in DLFloat16
+  // (as IEEE half it would be 3/64): the format is bias 31, 9 fraction bits.
+  EXPECT_FLOAT_EQ(dl16_to_float(10752), 1.0f / 1024.0f);
+  EXPECT_FLOAT_EQ(half_to_float(10752), 0.046875f);  // as IEEE half it would be 3/64
+}
+
+TEST(Dl16, RoundsToNearestEven) {
+  // Between 1 and 1 + 1/512 the spacing is 2^-9: 1 + 2^-10 is a tie.
+  EXPECT_EQ(dl16_to_float(float_to_dl16(1.0f + std::ldexp(1.0f, -10))), 1.0f);  // tie -> even (m = 0)
+  const float odd = 1.0f + std::ldexp(1.0f, -9);                                 // m = 1
+  EXPECT_EQ(dl16_to_float(float_to_dl16(odd + std::ldexp(1.0f, -10))), 1.0f + std::ldexp(1.0f, -8));  // tie -> m = 2
+  EXPECT_EQ(dl16_to_float(float_to_dl16(1.0f + 0.6f * std::ldexp(1.0f, -9))), odd);
+  EXPECT_EQ(dl16_to_float(float_to_dl16(1.0f + 0.4f * std::ldexp(1.0f, -9))), 1.0f);
+}
+
+TEST(Dl16, RangeLimits) {
+  EXPECT_FLOAT_EQ(dl16_to_float(0x7FFE), kDl16Max);  // e = 63, m = 510
+  EXPECT_EQ(float_to_dl16(kDl16Max), 0x7FFE);
+  EXPECT_EQ(float_to_dl16(1e10f), kDl16Nan);  // overflow -> NaN/infinity code
+  EXPECT_TRUE(std::isinf(dl16_to_float(float_to_dl16(1e10f))));
+  EXPECT_TRUE(std::isinf(dl16_to_float(float_to_dl16(std::numeric_limits<float>::infinity()))));
+  EXPECT_EQ(float_to_dl16(std::ldexp(1.0f, -40)), 0);  // below 2^-31 flushes to zero
+  EXPECT_FLOAT_EQ(dl16_to_float(float_to_dl16(std::ldexp(1.0f, -30))), std::ldexp(1.0f, -30));
+  // DLFloat16 reaches far beyond fp16's 65504.
+  EXPECT_FLOAT_EQ(dl16_to_float(float_to_dl16(1e6f)), 1000448.0f);
+}
+
+TEST(Dl16, KeepsNineFractionBits) {
+  for (float x : {0.1f, 3.14159f, -123.456f, 7e-5f, 65504.0f}) {
+    const float r = round_dl16(x);
+    EXPECT_LE(std::fabs(r - x), std::fabs(x) * std::ldexp(1.0f, -10) * 1.0001f) << x;
+  }
+}
+
+TEST(Half, RoundTripsEveryFiniteValue) {
+  for (uint32_t b = 0; b < 0x10000; ++b) {
+    const uint16_t h = static_cast<uint16_t>(b);
+    const float f = half_to_float(h);
+    if (std::isnan(f)) continue;
+    EXPECT_EQ(float_to_half(f), h) << std::hex << b;
+  }
+  EXPECT_EQ(float_to_half(70000.0f), 0x7C00);  // overflow -> +inf
+  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));
+}
+
+TEST(Bf16, RoundsToNearestEven) {
+  EXPECT_EQ(float_to_bf16(1.0f), 0x3F80);
+  EXPECT_FLOAT_EQ(bf16_to_float(float_to_bf16(3.14159f)), 3.140625f);
+}
+
+}  // namespace
+}  // namespace spyre

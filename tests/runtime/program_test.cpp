@@ -1,0 +1,168 @@
+// Binding bundles: layouts, start addresses, host tensors, address-space
+// errors and the hazards visible while binding.
+
+#include <gtest/gtest.h>
+
+#include "runtime/error.h"
+#include "runtime/program.h"
+#include "runtime/tensor_layout.h"
+#include "test_support.h"
+
+namespace spyre {
+namespace {
+
+using test::bundle_path;
+using test::cli_bundle;
+using test::error_of;
+
+TEST(TensorLayout, DefaultTwoDimLayoutIsStickBlocksOutermost) {
+  // (512, 1024) fp16 as [mb, out] with stick out: device [16][512][64].
+  TensorLayout l({"mb", "out"}, {{"mb", 512}, {"out", 1024}}, "out", 64, 2);
+  EXPECT_EQ(l.size_bytes(), 512 * 1024 * 2);
+  EXPECT_EQ(l.offset({{"mb", 0}, {"out", 0}}), 0);
+  EXPECT_EQ(l.offset({{"mb", 1}, {"out", 0}}), 128);
+  EXPECT_EQ(l.offset({{"mb", 0}, {"out", 63}}), 126);
+  EXPECT_EQ(l.offset({{"mb", 0}, {"out", 64}}), 512 * 128);
+  EXPECT_EQ(l.describe(), "[out:16 sticks][mb:512][64 x 2B]");
+  // A 256-row x 64-column box is 256 sticks.
+  EXPECT_EQ(l.box_bytes({{"mb", 256}, {"out", 64}}, {{"mb", 256}, {"out", 64}}), 256 * 128);
+}
+
+TEST(TensorLayout, PadsTheStickDimToWholeSticks) {
+  TensorLayout l({"mb", "out"}, {{"mb", 4}, {"out", 100}}, "out", 64, 2);
+  EXPECT_EQ(l.size_bytes(), 2 * 4 * 128);
+  TensorLayout same_bytes({"r", "c", "x"}, {{"r", 4}, {"c", 100}, {"x", 1}}, "c", 64, 2);
+  EXPECT_TRUE(l.same_bytes_as(same_bytes));
+  TensorLayout transposed({"out", "mb"}, {{"mb", 4}, {"out", 100}}, "out", 64, 2);
+  EXPECT_FALSE(l.same_bytes_as(transposed));
+}
+
+TEST(Program, SymbolicBundleArgumentsAreSegments) {
+  Program p = load_program(cli_bundle("softmax"), DeviceLimits{});
+  ASSERT_EQ(p.kernels.size(), 6u);
+  ASSERT_EQ(p.host_tensors.size(), 2u);
+  const HostTensor* in = p.find_host_tensor("arg0");
+  const HostTensor* out = p.find_host_tensor("arg1");
+  ASSERT_TRUE(in && out);
+  EXPECT_TRUE(in->is_input);
+  EXPECT_FALSE(in->is_output);
+  EXPECT_TRUE(out->is_output);
+  EXPECT_EQ(in->shape, (std::vector<int64_t>{512, 1024}));
+  EXPECT_EQ(out->address, int64_t{1} << 34);
+  EXPECT_TRUE(p.hazards.empty());
+  // LX tensors: the max (sdsc_1) writes the row maxima at LX 0 on every core.
+  const TensorBinding& row_max = p.kernels[1].tensors[1];
+  EXPECT_EQ(row_max.component, MemComponent::Lx);
+  EXPECT_EQ(row_max.lx_address.at(31), 0);
+  EXPECT_EQ(row_max.layout.size_bytes(), 16 * 128);
+}
+
+TEST(Program, DumpWithoutBundleMlirMakesOneArgumentPerTensor) {
+  Program p = load_program(cli_bundle("mm"), DeviceLimits{});
+  ASSERT_EQ(p.host_tensors.size(), 3u);
+  EXPECT_EQ(p.host_tensors[0].name, "arg0");
+  EXPECT_EQ(p.host_tensors[1].shape, (std::vector<int64_t>{1024, 256}));  // B as (K, N): stick dim last
+  EXPECT_EQ(p.host_tensors[2].dims, (std::vector<std::string>{"mb", "out"}));
+  Program add = load_program(cli_bundle("add"), DeviceLimits{});
+  EXPECT_EQ(add.host_tensors[2].name, "arg2");
+  EXPECT_TRUE(add.host_tensors[2].is_output);
+}
+
+TEST(Program, LiteralAddressesShareASegmentByOffset) {
+  Program p = load_program(bundle_path("seed-abs"), DeviceLimits{});
+  ASSERT_EQ(p.host_tensors.size(), 2u);
+  EXPECT_EQ(p.host_tensors[0].name, "arg0");
+  EXPECT_EQ(p.host_tensors[1].name, "arg0_512");
+  EXPECT_EQ(p.host_tensors[1].shape, (std::vector<int64_t>{4, 64}));
+}
+
+TEST(Program, ReportsTheSwigluLayoutMismatch) {
+  Program p = load_program(bundle_path("torch-spyre/swiglu/small_bmm/sdsc_fused_bmm_mul_silu_0_ot_e7jgp"), DeviceLimits{});
+  ASSERT_EQ(p.hazards.size(), 4u);
+  EXPECT_EQ(p.hazards[0].kind, "layout_mismatch");
+  EXPECT_EQ(p.hazards[0].file, "sdsc_2.json");
+  EXPECT_NE(p.hazards[0].detail.find("as [mb:256][out:8 sticks]"), std::string::npos) << p.hazards[0].detail;
+  EXPECT_NE(p.hazards[0].detail.find("sdsc_1.json Tensor2 uses it as [x:1][out:8 sticks][mb:256]"), std::string::npos);
+}
+
+TEST(Program, DirectoryErrors) {
+  EXPECT_EQ(error_of([] { load_program("/nonexistent-bundle", DeviceLimits{}); }), "/nonexistent-bundle: no such directory");
+  const std::string parent = bundle_path("torch-spyre/swiglu/small_bmm");
+  EXPECT_NE(error_of([&] { load_program(parent, DeviceLimits{}); }).find("not a bundle itself; it holds the bundles"), std::string::npos);
+  test::TempDir empty;
+  EXPECT_NE(error_of([&] { load_program(empty.path(), DeviceLimits{}); }).find("no bundle.mlir and no sdsc_N.json"), std::string::npos);
+}
+
+TEST(Program, MoreCoresThanTheCardHas) {
+  DeviceLimits limits;
+  limits.cores = 16;
+  EXPECT_EQ(error_of([&] { load_program(cli_bundle("add"), limits); }),
+            cli_bundle("add") + "/sdsc_0.json: $.0_add.coreIdToWkSlice_: uses core 16 but the card has 16 cores (arch 'cores')");
+}
+
+// The seed abs bundle with one field changed, written to a scratch directory.
+std::string edited_abs(const test::TempDir& dir, const std::function<void(Json&)>& edit) {
+  Json doc = read_json_file(bundle_path("seed-abs/sdsc_0.json"));
+  edit(doc["abs"]["dscs_"][0]["abs"]);
+  test::write_json(dir.file("sdsc_0.json"), doc);
+  test::write_text(dir.file("bundle.mlir"), "module {\n  func.func @b() {\n    sdscbundle.sdsc_execute () {sdsc_filename=\"sdsc_0.json\"}\n    return\n  }\n}\n");
+  return dir.path();
+}
+
+TEST(Program, StartAddressesThatContradictTheLayout) {
+  test::TempDir dir;
+  const std::string bundle = edited_abs(dir, [](Json& d) { d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = "1024"; });
+  EXPECT_NE(error_of([&] { load_program(bundle, DeviceLimits{}); })
+                .find("start addresses disagree with the layout [c0, c1]: core 0 implies tensor base 512, core 1 implies 768"),
+            std::string::npos);
+}
+
+TEST(Program, AddressOutsideItsSegment) {
+  test::TempDir dir;
+  const std::string bundle = edited_abs(dir, [](Json& d) {
+    d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[0, 0, 0]"] = std::to_string((int64_t{1} << 34) - 256);
+    d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = std::to_string(int64_t{1} << 34);
+  });
+  EXPECT_NE(error_of([&] { load_program(bundle, DeviceLimits{}); }).find("outside its segment 0"), std::string::npos);
+  test::TempDir dir7;
+  const std::string program_segment = edited_abs(dir7, [](Json& d) {
+    d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[0, 0, 0]"] = std::to_string(int64_t{7} << 34);
+    d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = std::to_string((int64_t{7} << 34) + 256);
+  });
+  EXPECT_NE(error_of([&] { load_program(program_segment, DeviceLimits{}); }).find("which holds the program"), std::string::npos);
+}
+
+TEST(Program, LxTensorBeyondTheScratchpad) {
+  test::TempDir dir;
+  const std::string bundle = edited_abs(dir, [](Json& d) {
+    d["scheduleTree_"][1]["component_"] = "lx";
+    d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[0, 0, 0]"] = "2097024";
+    d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = "2097024";
+  });
+  EXPECT_NE(error_of([&] { load_program(bundle, DeviceLimits{}); })
+                .find("LX tensor Tensor1 on core 0 occupies [2097024, 2097280), beyond the 2097152-byte LX"),
+            std::string::npos);
+}
+
+TEST(Program, LxTensorInTheBackendReservationIsAHazard) {
+  test::TempDir dir;
+  const std::string bundle = edited_abs(dir, [](Json& d) {
+    d["scheduleTree_"][1]["component_"] = "lx";
+    d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[0, 0, 0]"] = "1677696";
+    d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = "1677696";
+  });
+  Program p = load_program(bundle, DeviceLimits{});
+  ASSERT_EQ(p.hazards.size(), 2u);  // one per core
+  EXPECT_EQ(p.hazards[0].kind, "lx_reserved_region");
+}
+
+TEST(Program, SymbolWithoutValueInBundleMlir) {
+  test::TempDir dir;
+  test::copy_bundle(cli_bundle("fma"), dir.path());
+  test::write_text(dir.file("bundle.mlir"), "module {\n  func.func @b() {\n    sdscbundle.sdsc_execute () {sdsc_filename=\"sdsc_0.json\"}\n    return\n  }\n}\n");
+  EXPECT_NE(error_of([&] { load_program(dir.path(), DeviceLimits{}); }).find("symbol -1 (core 0) gets no value from bundle.mlir line 3"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace spyre

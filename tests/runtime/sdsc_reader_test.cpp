@@ -1,0 +1,197 @@
+// The SuperDSC reader: real torch-spyre files parse; each class of bad input
+// gets one error line naming the file, the JSON path and the reason.
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "runtime/error.h"
+#include "runtime/sdsc.h"
+#include "test_support.h"
+
+namespace spyre {
+namespace {
+
+using test::bundle_path;
+using test::error_of;
+
+Json seed_abs() { return read_json_file(bundle_path("seed-abs/sdsc_0.json")); }
+Json& dsc(Json& doc) { return doc["abs"]["dscs_"][0]["abs"]; }
+
+std::string parse_error(const Json& doc) {
+  return error_of([&] { parse_sdsc(doc, "sdsc_0.json"); });
+}
+
+TEST(SdscReader, ParsesTheSeedAbsExample) {
+  Sdsc s = read_sdsc(bundle_path("seed-abs/sdsc_0.json"));
+  EXPECT_EQ(s.name, "abs");
+  EXPECT_EQ(s.num_cores, 2);
+  EXPECT_EQ(s.dims, (std::vector<std::string>{"c0", "c1"}));
+  EXPECT_EQ(s.size.at("c0"), 4);
+  EXPECT_EQ(s.per_core.at("c0"), 2);
+  EXPECT_EQ(s.slices.at("c0"), 2);
+  EXPECT_EQ(s.core_ids, (std::vector<int>{0, 1}));
+  ASSERT_EQ(s.allocations.size(), 2u);
+  EXPECT_EQ(s.allocations[1].start_address.at(1), 768);
+  EXPECT_EQ(s.ops[0].info->name, "abs");
+  EXPECT_EQ(s.ops[0].ex_unit, "pt");
+  EXPECT_EQ(s.ops[0].inputs, std::vector<int>{0});
+  EXPECT_EQ(s.ops[0].outputs, std::vector<int>{1});
+}
+
+TEST(SdscReader, ParsesEveryTorchSpyreExample) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(bundle_path("torch-spyre"))) {
+    if (entry.path().extension() != ".json") continue;
+    EXPECT_EQ(error_of([&] { read_sdsc(entry.path().string()); }), "") << entry.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 48);
+}
+
+TEST(SdscReader, ReadsReductionScalesAndConstants) {
+  Sdsc s = read_sdsc(test::cli_bundle("mean_keepdim/sdsc_0.json"));
+  EXPECT_EQ(s.tensors[1].scale.at("out"), DimScale::BroadcastStick);
+  EXPECT_EQ(s.tensors[1].scale.at("mb"), DimScale::Normal);
+  ASSERT_NE(s.find_constant("scaling_factor"), nullptr);
+  EXPECT_FLOAT_EQ(s.find_constant("scaling_factor")->value, 1.0f / 1024.0f);
+  // A reduction lists its output among its inputs.
+  EXPECT_EQ(s.ops[0].inputs, (std::vector<int>{0, 1}));
+}
+
+TEST(SdscReader, IgnoresUnknownWellFormedFields) {
+  Json doc = seed_abs();
+  doc["abs"]["somethingNew_"] = {{"a", 1}};
+  dsc(doc)["debug_handle_"] = "x";
+  EXPECT_EQ(parse_error(doc), "");
+}
+
+TEST(SdscReader, MalformedJsonNamesFileAndPosition) {
+  test::TempDir dir;
+  test::write_text(dir.file("sdsc_0.json"), "{ \"abs\": { \"numCoresUsed_\": 2, }");
+  const std::string e = error_of([&] { read_sdsc(dir.file("sdsc_0.json")); });
+  EXPECT_NE(e.find(dir.file("sdsc_0.json") + ": malformed JSON"), std::string::npos) << e;
+  EXPECT_NE(e.find("line 1"), std::string::npos) << e;
+}
+
+TEST(SdscReader, MissingFile) {
+  EXPECT_NE(error_of([] { read_sdsc("/nonexistent/sdsc_0.json"); }).find("cannot open file"), std::string::npos);
+}
+
+TEST(SdscReader, MissingRequiredField) {
+  Json doc = seed_abs();
+  dsc(doc).erase("N_");
+  EXPECT_EQ(parse_error(doc), "sdsc_0.json: $.abs.dscs_[0].abs: missing required field 'N_'");
+  doc = seed_abs();
+  doc["abs"].erase("coreIdToWkSlice_");
+  EXPECT_EQ(parse_error(doc), "sdsc_0.json: $.abs: missing required field 'coreIdToWkSlice_'");
+}
+
+TEST(SdscReader, UnknownOpFuncName) {
+  Json doc = seed_abs();
+  dsc(doc)["computeOp_"][0]["opFuncName"] = "frobnicate";
+  EXPECT_EQ(parse_error(doc), "sdsc_0.json: $.abs.dscs_[0].abs.computeOp_[0].opFuncName: unknown opFuncName 'frobnicate'");
+}
+
+TEST(SdscReader, UnknownExecutionUnit) {
+  Json doc = seed_abs();
+  dsc(doc)["computeOp_"][0]["exUnit"] = "gpu";
+  EXPECT_NE(parse_error(doc).find("computeOp_[0].exUnit: unknown execution unit 'gpu'"), std::string::npos);
+}
+
+TEST(SdscReader, FoldsThatDoNotCoverN) {
+  Json doc = seed_abs();
+  dsc(doc)["N_"]["c0_"] = 8;
+  EXPECT_EQ(parse_error(doc),
+            "sdsc_0.json: $.abs.numWkSlicesPerDim_: folds do not cover N_: dimension 'c0' has 2 slices x 2 per core = 4, but N_ is 8");
+}
+
+TEST(SdscReader, SlicesInconsistentWithCoreCount) {
+  Json doc = seed_abs();
+  doc["abs"]["numCoresUsed_"] = 4;
+  EXPECT_EQ(parse_error(doc), "sdsc_0.json: $.abs.numWkSlicesPerDim_: slices multiply to 2 but numCoresUsed_ is 4");
+}
+
+TEST(SdscReader, WorkSliceCoveredTwice) {
+  Json doc = seed_abs();
+  doc["abs"]["coreIdToWkSlice_"]["1"]["c0"] = 0;
+  EXPECT_NE(parse_error(doc).find("core 1 repeats another core's work slice"), std::string::npos);
+}
+
+TEST(SdscReader, WorkSliceOutOfRange) {
+  Json doc = seed_abs();
+  doc["abs"]["coreIdToWkSlice_"]["1"]["c0"] = 5;
+  EXPECT_NE(parse_error(doc).find("core 1 has slice 5 of dimension 'c0', outside [0, 2)"), std::string::npos);
+}
+
+TEST(SdscReader, BadScales) {
+  Json doc = seed_abs();
+  dsc(doc)["labeledDs_"][0]["scale_"] = {1, -1};
+  EXPECT_NE(parse_error(doc).find("labeledDs_[0].scale_[1]: scale -1 on the stick dimension 'c1'"), std::string::npos);
+  doc = seed_abs();
+  dsc(doc)["labeledDs_"][0]["scale_"] = {1};
+  EXPECT_NE(parse_error(doc).find("has 1 entries but dsType INPUT has 2 dimensions"), std::string::npos);
+  doc = seed_abs();
+  dsc(doc)["labeledDs_"][0]["scale_"] = {1, 3};
+  EXPECT_NE(parse_error(doc).find("scale must be 1, -1 or -2"), std::string::npos);
+}
+
+TEST(SdscReader, WrongArity) {
+  Json doc = seed_abs();
+  dsc(doc)["computeOp_"][0]["inputLabeledDs"] = {"Tensor0-idx0", "Tensor1-idx1"};
+  EXPECT_EQ(parse_error(doc), "sdsc_0.json: $.abs.dscs_[0].abs.computeOp_[0].inputLabeledDs: abs takes 1 inputs, got 2");
+}
+
+TEST(SdscReader, UnknownTensorReference) {
+  Json doc = seed_abs();
+  dsc(doc)["computeOp_"][0]["outputLabeledDs"] = {"Tensor7-idx7"};
+  EXPECT_NE(parse_error(doc).find("outputLabeledDs[0]: unknown tensor reference 'Tensor7-idx7'"), std::string::npos);
+}
+
+TEST(SdscReader, AllocationProblems) {
+  Json doc = seed_abs();
+  dsc(doc)["scheduleTree_"][1]["component_"] = "ddr";
+  EXPECT_NE(parse_error(doc).find("scheduleTree_[1].component_: unknown component 'ddr'"), std::string::npos);
+  doc = seed_abs();
+  dsc(doc)["scheduleTree_"].erase(1);
+  EXPECT_NE(parse_error(doc).find("no allocate node for Tensor1"), std::string::npos);
+  doc = seed_abs();
+  dsc(doc)["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"].erase("[1, 0, 0]");
+  EXPECT_NE(parse_error(doc).find("no start address for core 1"), std::string::npos);
+  doc = seed_abs();
+  dsc(doc)["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = "-3";
+  EXPECT_NE(parse_error(doc).find("negative start address -3 without isStartAddrSymbolic_"), std::string::npos);
+  doc = seed_abs();
+  dsc(doc)["scheduleTree_"][0]["layoutDimOrder_"] = {"c0", "c9"};
+  EXPECT_NE(parse_error(doc).find("is not an ordering of the tensor's dimensions"), std::string::npos);
+  doc = seed_abs();
+  dsc(doc)["scheduleTree_"][0]["nodeType_"] = "loop";
+  EXPECT_NE(parse_error(doc).find("unsupported schedule node type 'loop'"), std::string::npos);
+}
+
+TEST(SdscReader, DataFormatsAndSticks) {
+  Json doc = seed_abs();
+  dsc(doc)["labeledDs_"][0]["dataFormat_"] = "SEN_INT4";
+  EXPECT_NE(parse_error(doc).find("labeledDs_[0].dataFormat_: unsupported data format 'SEN_INT4'"), std::string::npos);
+  doc = seed_abs();
+  dsc(doc)["primaryDsInfo_"]["INPUT"]["stickSize_"] = {32};
+  EXPECT_NE(parse_error(doc).find("a stick of 32 x SEN169_FP16 is 64 bytes; the device stick is 128 bytes"), std::string::npos);
+  doc = seed_abs();
+  dsc(doc)["labeledDs_"][1]["wordLength"] = 4;
+  EXPECT_NE(parse_error(doc).find("wordLength 4 does not match SEN169_FP16"), std::string::npos);
+}
+
+TEST(SdscReader, ConstantTheOpNeedsIsMissing) {
+  Json doc = read_json_file(test::cli_bundle("mean_keepdim/sdsc_0.json"));
+  doc["0_mean"]["dscs_"][0]["mean"]["constantInfo_"] = "{}";
+  EXPECT_NE(error_of([&] { parse_sdsc(doc, "m.json"); }).find("mean needs constant 'scaling_factor' in constantInfo_"), std::string::npos);
+}
+
+TEST(SdscReader, MoreThanOneTopLevelKey) {
+  Json doc = seed_abs();
+  doc["other"] = doc["abs"];
+  EXPECT_NE(parse_error(doc).find("expected exactly one top-level key"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace spyre

@@ -1,0 +1,117 @@
+// The per-core work plan: tiling through the staging space, HBM bytes per
+// core, compute cycles, matmul blocking and ring phases.
+
+#include <gtest/gtest.h>
+
+#include "sim/arch_config.h"
+#include "sim/kernel_plan.h"
+#include "test_support.h"
+
+namespace spyre::sim {
+namespace {
+
+const ArchConfig& arch() {
+  static const ArchConfig a = load_arch("", {});
+  return a;
+}
+
+Program load(const std::string& bundle) { return load_program(bundle, arch().limits()); }
+
+TEST(KernelPlan, SeedAbsMovesExactlyItsBytes) {
+  const Program p = load(test::bundle_path("seed-abs"));
+  const KernelWork w = plan_kernel(p, 0, arch());
+  EXPECT_EQ(w.hbm_read_bytes, 512);
+  EXPECT_EQ(w.hbm_write_bytes, 512);
+  ASSERT_EQ(w.cores.size(), 2u);
+  // Core 1 reads rows 2-3: two sticks from 256 bytes into the input.
+  ASSERT_EQ(w.cores[1].tiles.size(), 1u);
+  ASSERT_EQ(w.cores[1].tiles[0].loads.size(), 1u);
+  EXPECT_EQ(w.cores[1].tiles[0].loads[0].address, 256);
+  EXPECT_EQ(w.cores[1].tiles[0].loads[0].bytes, 256);
+  EXPECT_EQ(w.cores[1].tiles[0].stores[0].address, 768);
+}
+
+TEST(KernelPlan, PointwiseAddOnThirtyTwoCores) {
+  const Program p = load(test::cli_bundle("add"));
+  const KernelWork w = plan_kernel(p, 0, arch());
+  EXPECT_EQ(w.hbm_read_bytes, 2 * 512 * 1024 * 2);
+  EXPECT_EQ(w.hbm_write_bytes, 512 * 1024 * 2);
+  // 256 x 64 per core per tensor = 32 KiB; three streams fit one tile.
+  const CoreWork& c = w.cores[5];
+  ASSERT_EQ(c.tiles.size(), 1u);
+  EXPECT_EQ(c.tiles[0].loads.size(), 2u);
+  EXPECT_EQ(c.tiles[0].loads[0].bytes, 32768);
+  // 16384 elements / 64 lanes = 256 vectors of one cycle, split over two corelets.
+  EXPECT_DOUBLE_EQ(c.tiles[0].sfu_cycles, 128);
+  EXPECT_EQ(c.tiles[0].lx_bytes, 3 * 32768);
+}
+
+TEST(KernelPlan, StreamsInTilesThatFitTheStagingSpace) {
+  // fma's mul on 8 cores: 512 x 128 per core = 128 KiB per tensor, two loads and
+  // one store = 384 KiB, more than half the 419328-byte staging space.
+  const Program p = load(test::cli_bundle("fma"));
+  const KernelWork w = plan_kernel(p, 0, arch());
+  const CoreWork& c = w.cores[0];
+  EXPECT_EQ(c.hbm_read_bytes, 2 * 131072);
+  ASSERT_EQ(c.tiles.size(), 2u);  // 256 KiB of HBM streams (output is LX) / 209664 per buffer
+  EXPECT_EQ(c.tiles[0].loads[0].bytes + c.tiles[1].loads[0].bytes, 131072);
+  EXPECT_LE(c.staging_bytes, arch().staging_bytes());
+}
+
+TEST(KernelPlan, LxResidentOperandsMoveNoHbmBytes) {
+  const Program p = load(test::cli_bundle("softmax"));
+  EXPECT_EQ(plan_kernel(p, 0, arch()).hbm_read_bytes, 512 * 1024 * 2);  // identity: HBM -> LX
+  for (int k = 1; k <= 4; ++k) {
+    const KernelWork w = plan_kernel(p, k, arch());
+    EXPECT_EQ(w.hbm_read_bytes + w.hbm_write_bytes, 0) << k;
+  }
+  EXPECT_EQ(plan_kernel(p, 5, arch()).hbm_write_bytes, 512 * 1024 * 2);
+}
+
+TEST(KernelPlan, ReductionOutputIsStoredAfterTheLastTile) {
+  const Program p = load(test::cli_bundle("mean_keepdim"));
+  const KernelWork w = plan_kernel(p, 0, arch());
+  const CoreWork& c = w.cores[0];
+  // 16 rows of one output stick each.
+  EXPECT_EQ(c.hbm_write_bytes, 16 * 128);
+  EXPECT_TRUE(c.tiles.back().stores.size() == 1u && c.tiles.back().stores[0].bytes == 2048);
+  EXPECT_EQ(c.reduce_group, -1);
+}
+
+TEST(KernelPlan, MatmulFitsStagingInOneBlock) {
+  // mm 512x1024 @ 1024x256 on 32 cores: A 64x1024 (128 KiB), B 1024x64 (128 KiB),
+  // C 64x64 (8 KiB) per core: 2x(A+B) + fp32 C does not fit, so K is blocked.
+  const Program p = load(test::cli_bundle("mm"));
+  const KernelWork w = plan_kernel(p, 0, arch());
+  const CoreWork& c = w.cores[0];
+  EXPECT_EQ(c.hbm_read_bytes, 131072 + 131072);  // each operand read once
+  EXPECT_EQ(c.hbm_write_bytes, 8192);
+  EXPECT_GT(c.tiles.size(), 1u);
+  EXPECT_DOUBLE_EQ(w.compute_macs, 512.0 * 1024 * 256);
+  double cycles = 0;
+  for (const auto& t : c.tiles) cycles += t.pt_cycles;
+  // 64*64*1024 MACs at 8x8x8 x 2 corelets x 0.742 per cycle.
+  EXPECT_NEAR(cycles, 64.0 * 64 * 1024 / (1024 * 0.742), 1e-6);
+}
+
+TEST(KernelPlan, BatchedMatmulWithStridedRowsRunsAtTheStridedRate) {
+  const Program p = load(test::cli_bundle("bmm"));  // A laid out [x, in, mb]: x innermost
+  const KernelWork w = plan_kernel(p, 0, arch());
+  double cycles = 0;
+  for (const auto& t : w.cores[0].tiles) cycles += t.pt_cycles;
+  EXPECT_NEAR(cycles, 128.0 * 128 * 256 / (1024 * 0.104), 1e-6);
+}
+
+TEST(MatmulBlocking, PicksTheLeastTrafficThatFits) {
+  // Everything fits: one block, each operand once.
+  MatmulBlocking b = choose_matmul_blocking(1000, 1000, 1000, 8, 8, 8, 100000);
+  EXPECT_EQ(b.bm * b.bn * b.bk, 1);
+  EXPECT_EQ(b.traffic, 3000);
+  // A large B (the decode weights): blocking along N keeps A resident and reads B once.
+  b = choose_matmul_blocking(8192, 4194304, 1024, 1, 8, 64, 419328);
+  EXPECT_EQ(b.traffic, 8192 + 4194304 + 1024);
+  EXPECT_LE(2 * (4194304 / (b.bk * b.bn)) + 2 * 1024 / b.bn + (b.a_resident ? 8192 : 2 * 8192 / b.bk), 419328);
+}
+
+}  // namespace
+}  // namespace spyre::sim

@@ -1,0 +1,173 @@
+// Each SystemC module's timing on a micro case, against values computed by
+// hand from the arch parameters (spelled out in each test).
+
+#include <functional>
+
+#include <gtest/gtest.h>
+#include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "sim/corelet.h"
+#include "sim/dma_engine.h"
+#include "sim/host_link.h"
+#include "sim/lpddr5.h"
+#include "sim/ring.h"
+#include "sim/scratchpad.h"
+#include "sim/systemc_context.h"
+
+namespace spyre::sim {
+namespace {
+
+// Runs `body` as a SystemC thread once the modules built before it exist.
+struct Driver : sc_core::sc_module {
+  std::function<void()> body;
+  SC_HAS_PROCESS(Driver);
+  Driver(sc_core::sc_module_name name, std::function<void()> b) : sc_module(name), body(std::move(b)) { SC_THREAD(run); }
+  void run() { body(); }
+};
+
+struct Initiator : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
+  explicit Initiator(sc_core::sc_module_name name) : sc_module(name) {}
+  // Completion time (ns) of one request arriving `at_ns` from now.
+  double request(bool write, uint64_t address, unsigned bytes, double at_ns = 0) {
+    tlm::tlm_generic_payload p;
+    p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    p.set_address(address);
+    p.set_data_length(bytes);
+    sc_core::sc_time delay(at_ns, sc_core::SC_NS);
+    socket->b_transport(p, delay);
+    return now_ns() + delay.to_seconds() * 1e9;
+  }
+};
+
+ArchConfig arch() { return ArchConfig{}; }  // the struct defaults mirror spyre.json
+
+// SystemC time resolves to 1 ps; each wait or annotated delay rounds to it.
+constexpr double kPs = 0.001;
+
+TEST(Lpddr5, OneChunkTakesItsChannelTimePlusLatency) {
+  begin_systemc_context();
+  const ArchConfig a = arch();
+  Lpddr5 mem("mem", a);
+  Initiator init("init");
+  init.socket.bind(mem.socket);
+  // A channel sustains read_gbps / channels = 150 / 8 = 18.75 GB/s.
+  const double chunk_ns = 256.0 / (150.0 / 8);
+  std::vector<double> done;
+  Driver d("d", [&] {
+    done.push_back(init.request(false, 0, 256));          // channel 0, idle
+    done.push_back(init.request(false, 8 * 256, 256));    // channel 0 again: queues behind the first
+    done.push_back(init.request(false, 256, 2048));       // 8 chunks on channels 1..7,0: channel 0 is busy
+    done.push_back(init.request(true, 512, 256));         // channel 2 switches from read to write
+  });
+  sc_core::sc_start();
+  EXPECT_NEAR(done[0], chunk_ns + 120, kPs);
+  EXPECT_NEAR(done[1], 2 * chunk_ns + 120, kPs);
+  EXPECT_NEAR(done[2], 3 * chunk_ns + 120, kPs);
+  // Channel 2 read its chunk in [0, chunk_ns); the write waits 6 ns of turnaround.
+  EXPECT_NEAR(done[3], chunk_ns + 6 + 256.0 / (146.0 / 8) + 120, kPs);
+  EXPECT_EQ(mem.stats().read_bytes, 256 + 256 + 2048);
+  EXPECT_EQ(mem.stats().write_bytes, 256);
+  EXPECT_EQ(mem.stats().turnarounds, 1);
+}
+
+TEST(DmaEngine, StreamsAtTheCorePortRate) {
+  begin_systemc_context();
+  const ArchConfig a = arch();
+  Lpddr5 mem("mem", a);
+  Scratchpad lx("lx", a);
+  MemoryPort port{0, 1.0 / a.dma.port_gbps};
+  DmaEngine dma("dma", a, false, port, lx);
+  dma.socket.bind(mem.socket);
+  double end = 0;
+  Driver d("d", [&] {
+    dma.transfer({0, 65536}, "t");
+    end = now_ns();
+  });
+  sc_core::sc_start();
+  // 32 requests of 2048 B leave the port every 2048/67 ns after 50 ns setup;
+  // each spans 8 idle channels (256 B each, 13.65 ns) and lands 120 ns later.
+  const double request_ns = 2048.0 / 67.0;
+  const double expected = 50 + 31 * request_ns + 256.0 / (150.0 / 8) + 120;
+  EXPECT_NEAR(end, expected, 64 * kPs);  // one rounding per request wait
+  EXPECT_EQ(dma.bytes(), 65536);
+  ASSERT_EQ(dma.log().intervals().size(), 1u);
+  EXPECT_NEAR(dma.log().busy_ns(), expected, 64 * kPs);
+}
+
+TEST(DmaEngine, TwoEnginesShareTheCorePort) {
+  begin_systemc_context();
+  const ArchConfig a = arch();
+  Lpddr5 mem("mem", a);
+  Scratchpad lx("lx", a);
+  MemoryPort port{0, 1.0 / a.dma.port_gbps};
+  DmaEngine in("in", a, false, port, lx), out("out", a, true, port, lx);
+  in.socket.bind(mem.socket);
+  out.socket.bind(mem.socket);
+  double in_end = 0, out_end = 0;
+  Driver d1("d1", [&] {
+    in.transfer({0, 65536}, "in");
+    in_end = now_ns();
+  });
+  Driver d2("d2", [&] {
+    out.transfer({1 << 20, 65536}, "out");
+    out_end = now_ns();
+  });
+  sc_core::sc_start();
+  // Together they move 128 KiB through one 67 GB/s port: about twice as long as one.
+  EXPECT_GT(std::max(in_end, out_end), 50 + 2 * 65536 / 67.0 - 2 * 2048 / 67.0);
+  EXPECT_LT(std::max(in_end, out_end), 50 + 2 * 65536 / 67.0 + 200);
+}
+
+TEST(Ring, SendTakesStreamTimePlusHopLatency) {
+  begin_systemc_context();
+  // 32 cores, 128 B/cycle, 4-cycle hops at 1.5 GHz.
+  Ring ring("ring", 32, 128, 4, 1.0 / 1.5);
+  const double cycle = 1.0 / 1.5;
+  EXPECT_NEAR(ring.send(0, 3, 4096, 0, "a"), (32 + 3 * 4) * cycle, 1e-9);
+  // 0 -> 31 goes the short way: one hop counter-clockwise, on free links.
+  EXPECT_NEAR(ring.send(0, 31, 4096, 0, "b"), (32 + 4) * cycle, 1e-9);
+  // 1 -> 2 needs link 1->2, busy with the first message until (32 + 4) cycles.
+  EXPECT_NEAR(ring.send(1, 2, 4096, 0, "c"), (36 + 32 + 4) * cycle, 1e-9);
+  EXPECT_EQ(ring.bytes_moved(), 4096 * 5);
+}
+
+TEST(Ring, ReduceGathersThenBroadcasts) {
+  begin_systemc_context();
+  Ring ring("ring", 32, 128, 4, 1.0 / 1.5);
+  const double cycle = 1.0 / 1.5;
+  // Group {4, 5, 6, 7}: 3 hops clockwise to gather, 3 back to broadcast.
+  EXPECT_NEAR(ring.reduce({4, 5, 6, 7}, 1024, 100, "r"), 100 + 2 * (8 + 3 * 4) * cycle, 1e-9);
+  EXPECT_EQ(ring.reduce({9}, 1024, 5, "single"), 5);
+}
+
+TEST(Corelet, EnginesRunOneThingAtATime) {
+  begin_systemc_context();
+  const ArchConfig a = arch();
+  Corelet c("c", a);
+  const double cycle = 1.0 / 1.5;
+  EXPECT_NEAR(c.run(Engine::Sfu, 0, 150, "x"), 100, 1e-9);
+  EXPECT_NEAR(c.run(Engine::Sfu, 10, 15, "y"), 110, 1e-9);  // queued behind the first
+  EXPECT_NEAR(c.run(Engine::Pt, 10, 3, "z"), 10 + 3 * cycle, 1e-9);
+  EXPECT_NEAR(c.log(Engine::Sfu).busy_ns(), 110, 1e-9);
+}
+
+TEST(Scratchpad, PortsMoveTwoSticksPerCycle) {
+  begin_systemc_context();
+  Scratchpad lx("lx", arch());
+  // 2 ports x 128 B/cycle x 1.5 GHz = 384 B/ns.
+  EXPECT_NEAR(lx.access(0, 3840), 10, 1e-9);
+  EXPECT_NEAR(lx.access(5, 384), 11, 1e-9);
+  EXPECT_EQ(lx.bytes_moved(), 4224);
+}
+
+TEST(HostLink, LatencyPlusBandwidth) {
+  begin_systemc_context();
+  HostLink host("host", arch());
+  // 1 us latency + 1 MiB at 50 GB/s.
+  EXPECT_NEAR(host.transfer(1 << 20, 0, "u"), 1000 + 1048576 / 50.0, 1e-6);
+}
+
+}  // namespace
+}  // namespace spyre::sim
