@@ -217,7 +217,13 @@ std::vector<std::string> describe_arch(const std::string& path, const std::vecto
   for (const auto& p : params()) {
     const Json& leaf = *locate(doc, p.path);
     std::ostringstream line;
-    line << p.path << " = " << p.get(arch);
+    const double v = p.get(arch);
+    line << p.path << " = ";
+    if (p.integer) {
+      line << static_cast<int64_t>(v);
+    } else {
+      line << v;
+    }
     if (leaf.contains("unit")) line << " " << leaf["unit"].get<std::string>();
     line << "  (" << leaf["_source"].get<std::string>() << ")";
     lines.push_back(line.str());

@@ -1,0 +1,153 @@
+// The spyre-sim binary: reports, traces, exit codes and one-line errors.
+
+#include <fstream>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "e2e_support.h"
+#include "runtime/npy.h"
+
+namespace spyre::test {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int count_lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+TEST(Cli, RunPrintsTheTableWithoutTheSystemcBanner) {
+  const auto r = run_cli("run " + cli_bundle("softmax") + " --fill 1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("SystemC"), std::string::npos);
+  EXPECT_NE(r.output.find("sdsc_5.json"), std::string::npos);
+  EXPECT_NE(r.output.find("latency"), std::string::npos);
+  EXPECT_NE(r.output.find("hazards      none"), std::string::npos);
+}
+
+TEST(Cli, ReportHasTheDocumentedKeysAndIsDeterministic) {
+  TempDir dir;
+  const std::string args = "run " + cli_bundle("softmax") + " --quiet --report ";
+  ASSERT_EQ(run_cli(args + dir.file("a.json")).exit_code, 0);
+  ASSERT_EQ(run_cli(args + dir.file("b.json")).exit_code, 0);
+  EXPECT_EQ(read_file(dir.file("a.json")), read_file(dir.file("b.json")));
+  const Json r = read_json_file(dir.file("a.json"));
+  for (const auto& key : {"latency_us", "cycles", "hbm", "lx", "kernels", "hazards", "engines", "host", "arch"}) EXPECT_TRUE(r.contains(key)) << key;
+  EXPECT_EQ(r["hbm"]["read_bytes"], 512 * 1024 * 2);
+  EXPECT_EQ(r["hbm"]["write_bytes"], 512 * 1024 * 2);
+  EXPECT_EQ(r["hbm"]["total_bytes"], 2 * 512 * 1024 * 2);
+  ASSERT_EQ(r["lx"]["peak_bytes_per_core"].size(), 32u);
+  // x at 2048 (16 x 1024 fp16 = 32 KiB), x - max at 34816: high-water 67584.
+  EXPECT_EQ(r["lx"]["peak_bytes_per_core"][0], 67584);
+  ASSERT_EQ(r["kernels"].size(), 6u);
+  for (const auto& key : {"file", "op", "unit", "cores", "start_us", "end_us", "hbm_read_bytes", "hbm_write_bytes"}) {
+    EXPECT_TRUE(r["kernels"][0].contains(key)) << key;
+  }
+  EXPECT_EQ(r["kernels"][1]["op"], "max");
+  EXPECT_DOUBLE_EQ(r["cycles"].get<double>(), std::round(r["latency_us"].get<double>() * 1500));
+}
+
+TEST(Cli, TraceEventsNeverOverlapOnOneThread) {
+  TempDir dir;
+  ASSERT_EQ(run_cli("run " + cli_bundle("fma") + " --quiet --trace " + dir.file("t.json")).exit_code, 0);
+  const Json trace = read_json_file(dir.file("t.json"));
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> threads;
+  std::set<int> named;
+  int events = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") named.insert(e["pid"].get<int>());
+    if (e["ph"] != "X") continue;
+    ++events;
+    threads[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+  }
+  EXPECT_GT(events, 8 * 3);  // 8 cores, at least load, compute, store
+  for (auto& [key, spans] : threads) {
+    EXPECT_TRUE(named.count(key.first));
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); ++i) EXPECT_LE(spans[i - 1].second, spans[i].first + 1e-9) << key.first << "/" << key.second;
+  }
+}
+
+TEST(Cli, ExpectPassesAndFailsWithTheWorstElement) {
+  TempDir dir;
+  const std::vector<float> twos(512 * 1024, 2.0f);
+  write_npy(dir.file("arg2.npy"), {512, 1024}, twos, "f2");
+  EXPECT_EQ(run_cli("run " + cli_bundle("add") + " --fill 1 --quiet --expect " + dir.path()).exit_code, 0);
+  std::vector<float> wrong = twos;
+  wrong[5 * 1024 + 7] = 2.5f;
+  write_npy(dir.file("arg2.npy"), {512, 1024}, wrong, "f4");
+  const auto r = run_cli("run " + cli_bundle("add") + " --fill 1 --quiet --expect " + dir.path());
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.output.find("arg2 differs from"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 of 524288 elements outside"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("worst at (5, 7): got 2, expected 2.5"), std::string::npos) << r.output;
+}
+
+TEST(Cli, InputsAndOutputsAsNpy) {
+  TempDir in, out;
+  write_npy(in.file("arg0.npy"), {4, 64}, random_values(256, 11, -1, 1), "f2");
+  const auto r = run_cli("run " + bundle_path("seed-abs") + " --quiet --inputs " + in.path() + " --outputs " + out.path() + " --output-dtype fp16");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const NpyArray got = read_npy(out.file("arg0_512.npy"));
+  EXPECT_EQ(got.dtype, "f2");
+  EXPECT_EQ(got.shape, (std::vector<int64_t>{4, 64}));
+  const NpyArray x = read_npy(in.file("arg0.npy"));
+  for (size_t i = 0; i < x.values.size(); ++i) EXPECT_NEAR(got.values[i], std::fabs(x.values[i]), 2e-3);
+}
+
+// Bad input: exit status 1 and exactly one line naming file, field and reason.
+void expect_one_line_error(const std::string& args, const std::string& fragment) {
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+  EXPECT_EQ(r.output.rfind("spyre-sim: error: ", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find(fragment), std::string::npos) << r.output;
+}
+
+TEST(Cli, BadInputGetsOneLineAndExitStatusOne) {
+  TempDir dir;
+  expect_one_line_error("run /no/such/bundle", "/no/such/bundle: no such directory");
+  write_text(dir.file("sdsc_0.json"), "{\"abs\": [");
+  expect_one_line_error("run " + dir.path(), dir.file("sdsc_0.json") + ": malformed JSON");
+  Json doc = read_json_file(bundle_path("seed-abs/sdsc_0.json"));
+  doc["abs"]["dscs_"][0]["abs"]["computeOp_"][0]["opFuncName"] = "softermax";
+  write_json(dir.file("sdsc_0.json"), doc);
+  expect_one_line_error("run " + dir.path(), "sdsc_0.json: $.abs.dscs_[0].abs.computeOp_[0].opFuncName: unknown opFuncName 'softermax'");
+  expect_one_line_error("run " + cli_bundle("add") + " --set cores=16", "uses core 16 but the card has 16 cores");
+  expect_one_line_error("run " + cli_bundle("add") + " --set lpddr5.speed=2", "--set: lpddr5.speed: unknown arch parameter");
+  expect_one_line_error("run " + cli_bundle("add") + " --outputs " + dir.path(), "need values: give --inputs DIR or --fill VALUE");
+  expect_one_line_error("run " + cli_bundle("add") + " --inputs " + dir.path(), "missing input file(s): arg0.npy (512, 1024), arg1.npy (512, 1024)");
+  write_npy(dir.file("arg0.npy"), {4, 32}, std::vector<float>(128, 1.0f), "f4");
+  expect_one_line_error("run " + bundle_path("seed-abs") + " --inputs " + dir.path(), "shape (4, 32) does not match arg0's shape (4, 64)");
+}
+
+TEST(Cli, ArchListsEveryParameterWithItsSource) {
+  const auto r = run_cli("arch --set lpddr5.read_gbps=300");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("lpddr5.read_gbps = 300 GB/s  (command line --set lpddr5.read_gbps=300)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("lx.size_bytes = 2097152 bytes per core  (seed 000"), std::string::npos) << r.output;
+  EXPECT_EQ(count_lines(r.output), 42);
+}
+
+TEST(Cli, ArchOverridesChangeTheTiming) {
+  sim::RunOptions base;
+  base.bundle = cli_bundle("add");
+  const double t = sim::run_bundle(base).report.latency_us;
+  sim::RunOptions fast = base;
+  fast.arch_overrides = {"lpddr5.read_gbps=300", "lpddr5.write_gbps=300", "dma.port_gbps=200"};
+  EXPECT_LT(sim::run_bundle(fast).report.latency_us, t);
+  sim::RunOptions slow_clock = base;
+  slow_clock.arch_overrides = {"clock_ghz=0.75"};
+  const auto r = sim::run_bundle(slow_clock).report;
+  EXPECT_EQ(r.cycles, std::llround(r.latency_us * 750));
+}
+
+}  // namespace
+}  // namespace spyre::test

@@ -1,0 +1,40 @@
+#include "e2e_support.h"
+
+#include <cmath>
+
+#include "runtime/npy.h"
+#include "sim/arch_config.h"
+
+namespace spyre::test {
+
+Program load_bundle(const std::string& bundle) { return load_program(bundle, sim::load_arch("", {}).limits()); }
+
+Arrays random_inputs(const Program& program, float lo, float hi, uint32_t seed, const Arrays& given) {
+  Arrays inputs = given;
+  for (const auto& t : program.host_tensors) {
+    if (t.is_input && !inputs.count(t.name)) inputs[t.name] = random_values(static_cast<size_t>(t.element_count()), seed++, lo, hi);
+  }
+  return inputs;
+}
+
+sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs, std::vector<std::string> arch_overrides) {
+  TempDir dir;
+  const Program program = load_bundle(bundle);
+  for (const auto& [name, values] : inputs) {
+    const HostTensor* t = program.find_host_tensor(name);
+    write_npy(dir.file(name + ".npy"), t ? t->shape : std::vector<int64_t>{static_cast<int64_t>(values.size())}, values, "f4");
+  }
+  sim::RunOptions options;
+  options.bundle = bundle;
+  options.inputs_dir = dir.path();
+  options.arch_overrides = std::move(arch_overrides);
+  return sim::run_bundle(options);
+}
+
+double worst_excess(const std::vector<float>& got, const std::vector<double>& want, double rtol) {
+  double worst = -INFINITY;
+  for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]) - rtol * std::fabs(want[i]));
+  return worst;
+}
+
+}  // namespace spyre::test

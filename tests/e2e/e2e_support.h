@@ -1,0 +1,29 @@
+#pragma once
+// Running bundles end to end from the tests: random inputs written as .npy,
+// outputs back as host arrays.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/program.h"
+#include "sim/run_bundle.h"
+#include "test_support.h"
+
+namespace spyre::test {
+
+using Arrays = std::map<std::string, std::vector<float>>;
+
+// Host tensors of a bundle, bound with the default arch.
+Program load_bundle(const std::string& bundle);
+
+// Random inputs in [lo, hi) for every input of the bundle, except those given.
+Arrays random_inputs(const Program& program, float lo, float hi, uint32_t seed, const Arrays& given = {});
+
+// Runs the bundle functionally on these inputs; returns every output.
+sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs, std::vector<std::string> arch_overrides = {});
+
+// Largest |got - want| - rtol*|want| over all elements (<= atol passes).
+double worst_excess(const std::vector<float>& got, const std::vector<double>& want, double rtol);
+
+}  // namespace spyre::test

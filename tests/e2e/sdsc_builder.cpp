@@ -1,0 +1,71 @@
+#include "sdsc_builder.h"
+
+namespace spyre::test {
+
+Json build_sdsc(const SdscSpec& s) {
+  const int cores = static_cast<int>(s.core_slice.size());
+  Json n = {{"name_", "n"}}, ss = {{"name_", "core"}};
+  for (const auto& [d, size] : s.dims) {
+    n[d + "_"] = size;
+    const int slices = s.slices.count(d) ? s.slices.at(d) : 1;
+    ss[d + "_"] = size / slices;
+  }
+  Json slice_map = Json::object();
+  for (int c = 0; c < cores; ++c) slice_map[std::to_string(c)] = s.core_slice[static_cast<size_t>(c)];
+  Json primary = Json::object(), labeled = Json::array(), tree = Json::array();
+  for (size_t t = 0; t < s.tensors.size(); ++t) {
+    const TensorSpec& spec = s.tensors[t];
+    const std::string type = spec.ds_type + (t ? std::to_string(t) : "");
+    primary[type] = {{"layoutDimOrder_", spec.layout}, {"stickDimOrder_", {spec.stick}}, {"stickSize_", {64}}};
+    labeled.push_back({{"ldsIdx_", t}, {"dsName_", "Tensor" + std::to_string(t)}, {"dsType_", type}, {"scale_", spec.scale},
+                       {"wordLength", 2}, {"dataFormat_", "SEN169_FP16"}, {"memOrg_", {{spec.component, {{"isPresent", 1}}}}}});
+    Json data = Json::object();
+    for (int c = 0; c < cores; ++c) data["[" + std::to_string(c) + ", 0, 0]"] = std::to_string(spec.addresses[static_cast<size_t>(c)]);
+    Json node = {{"nodeType_", "allocate"},
+                 {"name_", "allocate-Tensor" + std::to_string(t) + "_" + spec.component},
+                 {"ldsIdx_", t},
+                 {"component_", spec.component},
+                 {"layoutDimOrder_", spec.layout},
+                 {"maxDimSizes_", std::vector<int>(spec.layout.size(), -1)},
+                 {"startAddressCoreCorelet_",
+                  {{"dim_prop_func", {{{"Map", Json::object()}}, {{"Const", Json::object()}}, {{"Const", Json::object()}}}},
+                   {"dim_prop_attr", {{{"factor_", cores}, {"label_", "core"}}, {{"factor_", 1}, {"label_", "corelet"}}, {{"factor_", 1}, {"label_", "time"}}}},
+                   {"data_", data}}}};
+    Json coords = {{"coordInfo", Json::object()}, {"coreIdToWkSlice_", Json::object()}};
+    for (const auto& [core, slice] : spec.core_slices) coords["coreIdToWkSlice_"][std::to_string(core)] = slice;
+    node["coordinates_"] = coords;
+    tree.push_back(node);
+  }
+  auto refs = [](const std::vector<int>& idx) {
+    std::vector<std::string> out;
+    for (int i : idx) out.push_back("Tensor" + std::to_string(i) + "-idx" + std::to_string(i));
+    return out;
+  };
+  std::vector<int> ids;
+  for (int c = 0; c < cores; ++c) ids.push_back(c);
+  Json dsc = {{"numCoresUsed_", cores},
+              {"coreIdsUsed_", ids},
+              {"N_", n},
+              {"dataStageParam_", {{"0", {{"ss_", ss}, {"el_", ss}}}}},
+              {"primaryDsInfo_", primary},
+              {"labeledDs_", labeled},
+              {"scheduleTree_", tree},
+              {"computeOp_",
+               {{{"exUnit", s.unit},
+                 {"opFuncName", s.op},
+                 {"attributes_", {{"dataFormat_", "SEN169_FP16"}, {"fidelity_", "regular"}}},
+                 {"location", "Inner"},
+                 {"inputLabeledDs", refs(s.inputs)},
+                 {"outputLabeledDs", refs(s.outputs)}}}},
+              {"constantInfo_", "{}"},
+              {"coordinateMasking_", Json::object()}};
+  Json top = {{"coreFoldProp_", {{"factor_", cores}, {"label_", "core"}}},
+              {"coreletFoldProp_", {{"factor_", 1}, {"label_", "corelet"}}},
+              {"numCoresUsed_", cores},
+              {"numWkSlicesPerDim_", s.slices},
+              {"coreIdToWkSlice_", slice_map},
+              {"dscs_", {{{s.op, dsc}}}}};
+  return {{s.name, top}};
+}
+
+}  // namespace spyre::test
