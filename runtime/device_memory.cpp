@@ -53,17 +53,21 @@ void DeviceMemory::upload(const HostTensor& tensor, const std::vector<float>& va
     fail("", tensor.name, "upload of " + std::to_string(values.size()) + " values into a tensor of " + std::to_string(tensor.element_count()));
   }
   uint8_t* base = hbm(tensor.address, tensor.layout.size_bytes());
-  size_t i = 0;
+  const float* next = values.data();
   const DataFormat format = tensor.format;
-  for_each_host_element(tensor, [&](int64_t offset) { store_element(format, base + offset, values[i++]); });
+  for_each_host_row(tensor, [&](const std::vector<int64_t>& offsets) {
+    for (int64_t offset : offsets) store_element(format, base + offset, *next++);
+  });
 }
 
 std::vector<float> DeviceMemory::download(const HostTensor& tensor) {
-  std::vector<float> values;
-  values.reserve(static_cast<size_t>(tensor.element_count()));
+  std::vector<float> values(static_cast<size_t>(tensor.element_count()));
+  float* next = values.data();
   const uint8_t* base = hbm(tensor.address, tensor.layout.size_bytes());
   const DataFormat format = tensor.format;
-  for_each_host_element(tensor, [&](int64_t offset) { values.push_back(load_element(format, base + offset)); });
+  for_each_host_row(tensor, [&](const std::vector<int64_t>& offsets) {
+    for (int64_t offset : offsets) *next++ = load_element(format, base + offset);
+  });
   return values;
 }
 

@@ -39,10 +39,10 @@ class DeviceMemory {
   DeviceLimits limits_;
 };
 
-// Visits every host element of a tensor in C order, passing its byte offset
-// in the device layout.
-template <typename Visit>
-void for_each_host_element(const HostTensor& tensor, Visit&& visit) {
+// Visits every host row of a tensor (the innermost host dim, in C order),
+// passing the byte offset of each of its elements in the device layout.
+template <typename VisitRow>
+void for_each_host_row(const HostTensor& tensor, VisitRow&& visit) {
   const size_t rank = tensor.dims.size();
   std::vector<std::vector<int64_t>> along(rank);  // per host dim: offset of each coordinate
   for (size_t d = 0; d < rank; ++d) {
@@ -50,15 +50,15 @@ void for_each_host_element(const HostTensor& tensor, Visit&& visit) {
     along[d].resize(static_cast<size_t>(tensor.shape[d]));
     for (int64_t i = 0; i < tensor.shape[d]; ++i) along[d][i] = dim ? tensor.layout.offset_along(*dim, i) : 0;
   }
-  const int64_t count = tensor.element_count();
-  if (count == 0) return;
-  std::vector<int64_t> index(rank, 0);
+  if (tensor.element_count() == 0) return;
   const size_t inner = rank - 1;
-  const int64_t inner_size = tensor.shape[inner];
-  for (int64_t done = 0; done < count; done += inner_size) {
+  std::vector<int64_t> index(rank, 0);
+  std::vector<int64_t> row(along[inner].size());
+  for (int64_t done = 0; done < tensor.element_count(); done += tensor.shape[inner]) {
     int64_t base = 0;
     for (size_t d = 0; d < inner; ++d) base += along[d][index[d]];
-    for (int64_t i = 0; i < inner_size; ++i) visit(base + along[inner][i]);
+    for (size_t i = 0; i < row.size(); ++i) row[i] = base + along[inner][i];
+    visit(row);
     for (size_t d = inner; d-- > 0;) {
       if (++index[d] < tensor.shape[d]) break;
       index[d] = 0;

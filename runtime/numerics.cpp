@@ -41,34 +41,7 @@ std::array<float, 65536> make_dl16_table() {
 
 }  // namespace
 
-uint16_t float_to_dl16(float value) {
-  const uint32_t u = float_bits(value);
-  const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000);
-  const uint32_t exp8 = (u >> 23) & 0xFF;
-  const uint32_t mant = u & 0x7FFFFF;
-  if (exp8 == 0xFF) return sign | kDl16Nan;  // infinity or NaN
-  if (exp8 == 0) return sign;                // zero or fp32 subnormal: far below 2^-31
-  int32_t exponent = static_cast<int32_t>(exp8) - 127 + 31;
-  uint32_t fraction = mant >> 14;
-  const uint32_t rest = mant & 0x3FFF;
-  if (rest > 0x2000 || (rest == 0x2000 && (fraction & 1))) {
-    if (++fraction == 512) {
-      fraction = 0;
-      ++exponent;
-    }
-  }
-  if (exponent < 0) return sign;  // underflow flushes to zero
-  if (exponent > 63 || (exponent == 63 && fraction == 511)) return sign | kDl16Nan;
-  // Exactly 2^-31 collides with the zero pattern; the nearest nonzero value is
-  // 2^-31 * (1 + 1/512).
-  if (exponent == 0 && fraction == 0) return sign | 1;
-  return static_cast<uint16_t>(sign | (static_cast<uint32_t>(exponent) << 9) | fraction);
-}
-
-float dl16_to_float(uint16_t bits) {
-  static const std::array<float, 65536> table = make_dl16_table();
-  return table[bits];
-}
+const std::array<float, 65536> kDl16Values = make_dl16_table();
 
 float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;

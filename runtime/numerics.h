@@ -11,7 +11,9 @@
 // above the largest finite value (e=63, m=510, about 8.57e9) become the
 // NaN/infinity code.
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 
 namespace spyre {
 
@@ -19,8 +21,36 @@ namespace spyre {
 constexpr float kDl16Max = 8573157376.0f;
 constexpr uint16_t kDl16Nan = 0x7FFF;
 
-uint16_t float_to_dl16(float value);
-float dl16_to_float(uint16_t bits);
+// Every DLFloat16 bit pattern decoded (filled before main runs).
+extern const std::array<float, 65536> kDl16Values;
+
+inline float dl16_to_float(uint16_t bits) { return kDl16Values[bits]; }
+
+// Inline: the functional executor converts every element it stores.
+inline uint16_t float_to_dl16(float value) {
+  uint32_t u;
+  std::memcpy(&u, &value, sizeof u);
+  const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000);
+  const uint32_t exp8 = (u >> 23) & 0xFF;
+  const uint32_t mant = u & 0x7FFFFF;
+  if (exp8 == 0xFF) return sign | kDl16Nan;  // infinity or NaN
+  if (exp8 == 0) return sign;                // zero or fp32 subnormal: far below 2^-31
+  int32_t exponent = static_cast<int32_t>(exp8) - 127 + 31;
+  uint32_t fraction = mant >> 14;
+  const uint32_t rest = mant & 0x3FFF;
+  if (rest > 0x2000 || (rest == 0x2000 && (fraction & 1))) {
+    if (++fraction == 512) {
+      fraction = 0;
+      ++exponent;
+    }
+  }
+  if (exponent < 0) return sign;  // underflow flushes to zero
+  if (exponent > 63 || (exponent == 63 && fraction == 511)) return sign | kDl16Nan;
+  // Exactly 2^-31 collides with the zero pattern; the nearest nonzero value is
+  // 2^-31 * (1 + 1/512).
+  if (exponent == 0 && fraction == 0) return sign | 1;
+  return static_cast<uint16_t>(sign | (static_cast<uint32_t>(exponent) << 9) | fraction);
+}
 // Round a float to the nearest DLFloat16 value (the device's result rounding).
 inline float round_dl16(float value) { return dl16_to_float(float_to_dl16(value)); }
 

@@ -58,6 +58,8 @@ const std::vector<Param>& params() {
       SPYRE_PARAM("lpddr5.turnaround_ns", lpddr5.turnaround_ns, 0, 1e6, false),
       SPYRE_PARAM("lpddr5.latency_ns", lpddr5.latency_ns, 0, 1e6, false),
       SPYRE_PARAM("lpddr5.interleave_bytes", lpddr5.interleave_bytes, 32, 1 << 30, true),
+      SPYRE_PARAM("lpddr5.write_batch_bytes", lpddr5.write_batch_bytes, 32, 1 << 30, true),
+      SPYRE_PARAM("lpddr5.queue_depth_chunks", lpddr5.queue_depth_chunks, 1, 1 << 20, true),
       SPYRE_PARAM("data_ring.bytes_per_cycle", data_ring.bytes_per_cycle, 1, 1 << 20, true),
       SPYRE_PARAM("data_ring.hop_latency_cycles", data_ring.hop_latency_cycles, 0, 1e6, false),
       SPYRE_PARAM("reduce_ring.bytes_per_cycle", reduce_ring.bytes_per_cycle, 1, 1 << 20, true),

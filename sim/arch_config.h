@@ -48,8 +48,10 @@ struct ArchConfig {
   struct Lpddr5 {
     int channels = 8;
     double peak_gbps = 204.8, read_gbps = 150, write_gbps = 146;
-    double turnaround_ns = 6, latency_ns = 120;
+    double turnaround_ns = 24, latency_ns = 120;
     int64_t interleave_bytes = 256;
+    int64_t write_batch_bytes = 1024;
+    int64_t queue_depth_chunks = 32;
   } lpddr5;
 
   struct Ring {

@@ -13,10 +13,13 @@ namespace spyre::sim {
 
 inline double now_ns() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
 inline sc_core::sc_time ns(double value) { return sc_core::sc_time(value, sc_core::SC_NS); }
+// SystemC time resolves to 1 ps; differences below that are "now".
+constexpr double kTimeResolutionNs = 0.001;
+
 // Waits until an absolute time (no-op if it has passed). Thread processes only.
 inline void wait_until_ns(double t) {
   const double d = t - now_ns();
-  if (d > 0) sc_core::wait(ns(d));
+  if (d >= kTimeResolutionNs) sc_core::wait(ns(d));
 }
 
 struct BusyInterval {

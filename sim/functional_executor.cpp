@@ -1,6 +1,9 @@
 #include "sim/functional_executor.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -102,6 +105,33 @@ int64_t offset_at(const Operand& op, const std::vector<int64_t>& index, const st
   return offset;
 }
 
+// Reads one operand along a row of the innermost iteration dim.
+void gather(const Operand& op, int64_t base, const std::vector<int64_t>& along, float* out, size_t n) {
+  const uint8_t* p = op.base + base;
+  if (op.format == DataFormat::Dl16) {
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, p + along[i], 2);
+      out[i] = dl16_to_float(bits);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) std::memcpy(&out[i], p + along[i], 4);
+  }
+}
+
+// Writes a row of results, rounding each to the operand's format.
+void scatter(const Operand& op, int64_t base, const std::vector<int64_t>& along, const float* values, size_t n) {
+  uint8_t* p = op.base + base;
+  if (op.format == DataFormat::Dl16) {
+    for (size_t i = 0; i < n; ++i) {
+      const uint16_t bits = float_to_dl16(values[i]);
+      std::memcpy(p + along[i], &bits, 2);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) std::memcpy(p + along[i], &values[i], 4);
+  }
+}
+
 void run_elementwise(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
   const Sdsc& s = *k.sdsc;
   const ElementOpParams params = element_op_params(s, op);
@@ -116,27 +146,24 @@ void run_elementwise(DeviceMemory& memory, const Kernel& k, const ComputeOp& op)
     for (int lds : op.inputs) in.push_back(make_operand(memory, k, lds, core, box));
     const Operand out = make_operand(memory, k, op.outputs[0], core, box);
     const size_t inner = s.dims.size() - 1;
+    const size_t row = static_cast<size_t>(box.extent[inner]);
     std::vector<int64_t> outer_extent = box.extent;
     outer_extent[inner] = 1;
     std::vector<bool> outer(s.dims.size(), true);
     outer[inner] = false;
-    std::vector<int64_t> bases(static_cast<size_t>(n_in));
-    float values[5];
+    std::vector<std::vector<float>> rows(static_cast<size_t>(n_in), std::vector<float>(row));
+    std::vector<const float*> row_ptrs;
+    for (auto& r : rows) row_ptrs.push_back(r.data());
+    std::vector<float> result(row), second_lane(pair_lanes ? row : 0);
     for_each_point(outer_extent, [&](const std::vector<int64_t>& index) {
-      for (int j = 0; j < n_in; ++j) bases[j] = offset_at(in[j], index, outer);
-      const int64_t out_base = offset_at(out, index, outer);
-      for (int64_t i = 0; i < box.extent[inner]; ++i) {
-        for (int j = 0; j < n_in; ++j) values[j] = in[j].load(bases[j] + in[j].along[inner][i]);
-        float result;
-        if (pair_lanes) {
-          const float mean = values[0];
-          const float mean_sq = in[0].load(bases[0] + in[0].along[inner][i] + in[0].elem_bytes);
-          result = 1.0f / std::sqrt(mean_sq - mean * mean + params.eps);
-        } else {
-          result = apply_element_op(params, values, n_in);
-        }
-        out.store(out_base + out.along[inner][i], result);
+      for (int j = 0; j < n_in; ++j) gather(in[j], offset_at(in[j], index, outer), in[j].along[inner], rows[j].data(), row);
+      if (pair_lanes) {
+        gather(in[0], offset_at(in[0], index, outer) + in[0].elem_bytes, in[0].along[inner], second_lane.data(), row);
+        for (size_t i = 0; i < row; ++i) result[i] = 1.0f / std::sqrt(second_lane[i] - rows[0][i] * rows[0][i] + params.eps);
+      } else {
+        apply_element_op(params, row_ptrs.data(), n_in, result.data(), row);
       }
+      scatter(out, offset_at(out, index, outer), out.along[inner], result.data(), row);
     });
   }
 }

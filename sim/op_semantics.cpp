@@ -103,6 +103,35 @@ float apply_element_op(const ElementOpParams& p, const float* in, int count) {
   return a;
 }
 
+void apply_element_op(const ElementOpParams& p, const float* const* in, int count, float* out, size_t n) {
+  const float* a = in[0];
+  const float* b = count > 1 ? in[1] : nullptr;
+  switch (p.op) {
+    case ElementOp::Add:
+      for (size_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+      return;
+    case ElementOp::Sub:
+      for (size_t i = 0; i < n; ++i) out[i] = a[i] - b[i];
+      return;
+    case ElementOp::Mul:
+      for (size_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
+      return;
+    case ElementOp::Div:
+      for (size_t i = 0; i < n; ++i) out[i] = a[i] / b[i];
+      return;
+    case ElementOp::Identity:
+      for (size_t i = 0; i < n; ++i) out[i] = a[i];
+      return;
+    default:
+      break;
+  }
+  float values[5];
+  for (size_t i = 0; i < n; ++i) {
+    for (int j = 0; j < count; ++j) values[j] = in[j][i];
+    out[i] = apply_element_op(p, values, count);
+  }
+}
+
 ReduceOp reduce_op_of(const OpInfo& info) {
   const std::string& n = info.name;
   if (n == "sum" || n == "sumnonstick") return ReduceOp::Sum;

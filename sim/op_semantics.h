@@ -41,6 +41,9 @@ ElementOpParams element_op_params(const Sdsc& sdsc, const ComputeOp& op);
 
 // inputs: as many values as the op takes (layernormnorm: 3 to 5).
 float apply_element_op(const ElementOpParams& p, const float* inputs, int count);
+// The same over `n` elements: inputs[j][i] is input j of element i. One
+// dispatch per call keeps the per-element loop tight.
+void apply_element_op(const ElementOpParams& p, const float* const* inputs, int count, float* out, size_t n);
 
 enum class ReduceOp { Sum, Max, Min, AbsMax, Mean, Exx2, Exx2ZeroMean };
 ReduceOp reduce_op_of(const OpInfo& info);

@@ -133,7 +133,7 @@ TEST(Cli, ArchListsEveryParameterWithItsSource) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.output.find("lpddr5.read_gbps = 300 GB/s  (command line --set lpddr5.read_gbps=300)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("lx.size_bytes = 2097152 bytes per core  (seed 000"), std::string::npos) << r.output;
-  EXPECT_EQ(count_lines(r.output), 42);
+  EXPECT_EQ(count_lines(r.output), 44);
 }
 
 TEST(Cli, ArchOverridesChangeTheTiming) {
