@@ -19,6 +19,14 @@ DeviceMemory::DeviceMemory(const Program& program, const DeviceLimits& limits) :
       it->second.second = std::max(it->second.second, end);
     }
   }
+  // Functional runs hold every tensor in host memory; refuse rather than exhaust it.
+  constexpr int64_t kMaxBytes = int64_t{32} << 30;
+  int64_t total = 0;
+  for (const auto& [segment, span] : spans) total += span.second - span.first;
+  if (total > kMaxBytes) {
+    fail("", "functional mode", "the program's tensors need " + std::to_string(total >> 20) + " MiB of device memory, more than the " +
+                                    std::to_string(kMaxBytes >> 30) + " GiB a functional run may hold; run without inputs for timing only");
+  }
   for (const auto& [segment, span] : spans) {
     Region region;
     region.begin = span.first;

@@ -175,6 +175,13 @@ class SdscParser {
     JsonNode n = dsc.at("N_");
     sdsc_.size = read_dims(n, &sdsc_.dims);
     if (sdsc_.dims.empty()) n.error("no dimensions");
+    // Keeps every byte count below 2^63: no layout of a bounded space can wrap.
+    constexpr int64_t kMaxElements = int64_t{1} << 48;
+    int64_t elements = 1;
+    for (const auto& d : sdsc_.dims) {
+      if (sdsc_.size[d] > kMaxElements / elements) n.error("iteration space larger than 2^48 elements");
+      elements *= sdsc_.size[d];
+    }
     JsonNode stage = dsc.at("dataStageParam_");
     JsonNode ss = stage.at("0").at("ss_");
     sdsc_.per_core = read_dims(ss, nullptr);

@@ -11,6 +11,16 @@ namespace spyre::sim {
 namespace {
 
 constexpr int64_t kStick = 128;
+// A bound on the work one SDSC may describe, so a malformed size cannot make
+// the simulator run out of memory.
+constexpr size_t kMaxTilesPerCore = 1000000;
+
+void check_tile_count(const Sdsc& s, int core, int64_t tiles) {
+  if (tiles > static_cast<int64_t>(kMaxTilesPerCore)) {
+    fail(s.file, "$." + s.name, "core " + std::to_string(core) + " would run " + std::to_string(tiles) + " tiles; more than the simulator handles (" +
+                                    std::to_string(kMaxTilesPerCore) + ")");
+  }
+}
 
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> out;
@@ -117,13 +127,6 @@ void build_reduce_groups(const Kernel& k, KernelWork& w) {
   }
 }
 
-bool is_partial_output(const Kernel& k, const KernelWork& w, int lds, int core) {
-  for (const auto& cw : w.cores) {
-    if (cw.core == core) return cw.reduce_group >= 0;
-  }
-  return false;
-}
-
 void plan_streaming(const Program& program, const Kernel& k, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
   const Sdsc& s = *k.sdsc;
   const int core = cw.core;
@@ -150,6 +153,7 @@ void plan_streaming(const Program& program, const Kernel& k, const ArchConfig& a
   const int64_t budget = std::max(staging - cached_bytes, staging / 8) / 2;  // double buffered
   int64_t n = streamed > 0 ? std::max<int64_t>(1, (streamed + budget - 1) / budget) : 1;
   if (min_sticks != INT64_MAX) n = std::max<int64_t>(1, std::min(n, min_sticks));
+  check_tile_count(s, core, n);
   cw.tiles.resize(static_cast<size_t>(n));
 
   auto place = [&](const std::vector<Stream>& list, bool is_load) {
@@ -262,6 +266,7 @@ void plan_matmul(const Program& program, const Kernel& k, const ComputeOp& op, c
   const int64_t b_base = B.component == MemComponent::Hbm ? box_address(B, core) : 0;
   const int64_t c_base = C.component == MemComponent::Hbm ? box_address(C, core) : 0;
   const bool leader = cw.reduce_group < 0 || w.reduce_groups[cw.reduce_group].cores.front() == core;
+  check_tile_count(s, core, x * tiles_per_batch);
   for (int64_t xi = 0; xi < x; ++xi) {
     for (int64_t mi = 0; mi < blk.bm; ++mi) {
       for (int64_t ni = 0; ni < blk.bn; ++ni) {
@@ -384,7 +389,6 @@ KernelWork plan_kernel(const Program& program, int kernel_index, const ArchConfi
     w.hbm_read_bytes += cw.hbm_read_bytes;
     w.hbm_write_bytes += cw.hbm_write_bytes;
   }
-  (void)is_partial_output;
   return w;
 }
 

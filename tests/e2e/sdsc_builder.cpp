@@ -1,5 +1,7 @@
 #include "sdsc_builder.h"
 
+#include "runtime/numerics.h"
+
 namespace spyre::test {
 
 Json build_sdsc(const SdscSpec& s) {
@@ -20,7 +22,12 @@ Json build_sdsc(const SdscSpec& s) {
     labeled.push_back({{"ldsIdx_", t}, {"dsName_", "Tensor" + std::to_string(t)}, {"dsType_", type}, {"scale_", spec.scale},
                        {"wordLength", 2}, {"dataFormat_", "SEN169_FP16"}, {"memOrg_", {{spec.component, {{"isPresent", 1}}}}}});
     Json data = Json::object();
-    for (int c = 0; c < cores; ++c) data["[" + std::to_string(c) + ", 0, 0]"] = std::to_string(spec.addresses[static_cast<size_t>(c)]);
+    const bool symbolic = spec.addresses.empty();
+    for (int c = 0; c < cores; ++c) {
+      const int64_t base = spec.symbol ? spec.symbol : static_cast<int64_t>(t) * 1000 + 1;
+      const int64_t value = symbolic ? -(base + c) : spec.addresses[static_cast<size_t>(c)];
+      data["[" + std::to_string(c) + ", 0, 0]"] = std::to_string(value);
+    }
     Json node = {{"nodeType_", "allocate"},
                  {"name_", "allocate-Tensor" + std::to_string(t) + "_" + spec.component},
                  {"ldsIdx_", t},
@@ -31,6 +38,7 @@ Json build_sdsc(const SdscSpec& s) {
                   {{"dim_prop_func", {{{"Map", Json::object()}}, {{"Const", Json::object()}}, {{"Const", Json::object()}}}},
                    {"dim_prop_attr", {{{"factor_", cores}, {"label_", "core"}}, {{"factor_", 1}, {"label_", "corelet"}}, {{"factor_", 1}, {"label_", "time"}}}},
                    {"data_", data}}}};
+    if (symbolic) node["isStartAddrSymbolic_"] = 1;
     Json coords = {{"coordInfo", Json::object()}, {"coreIdToWkSlice_", Json::object()}};
     for (const auto& [core, slice] : spec.core_slices) coords["coreIdToWkSlice_"][std::to_string(core)] = slice;
     node["coordinates_"] = coords;
@@ -41,6 +49,15 @@ Json build_sdsc(const SdscSpec& s) {
     for (int i : idx) out.push_back("Tensor" + std::to_string(i) + "-idx" + std::to_string(i));
     return out;
   };
+  Json constants = Json::object();
+  for (size_t i = 0; i < s.constants.size(); ++i) {
+    const std::string bits = std::to_string(float_to_dl16(s.constants[i].second));
+    constants[std::to_string(i)] = {{"dataFormat_", "SEN169_FP16"},
+                                    {"name_", s.constants[i].first},
+                                    {"data_", {{"dim_prop_func", {{{"Const", Json::object()}}, {{"Const", Json::object()}}, {{"Map", Json::object()}}}},
+                                               {"dim_prop_attr", {{{"factor_", cores}, {"label_", "core"}}, {{"factor_", 1}, {"label_", "corelet"}}, {{"factor_", 1}, {"label_", "time"}}}},
+                                               {"data_", {{"[0, 0, 0]", {bits}}}}}}};
+  }
   std::vector<int> ids;
   for (int c = 0; c < cores; ++c) ids.push_back(c);
   Json dsc = {{"numCoresUsed_", cores},
@@ -57,7 +74,7 @@ Json build_sdsc(const SdscSpec& s) {
                  {"location", "Inner"},
                  {"inputLabeledDs", refs(s.inputs)},
                  {"outputLabeledDs", refs(s.outputs)}}}},
-              {"constantInfo_", "{}"},
+              {"constantInfo_", s.constants.empty() ? Json("{}") : constants},
               {"coordinateMasking_", Json::object()}};
   Json top = {{"coreFoldProp_", {{"factor_", cores}, {"label_", "core"}}},
               {"coreletFoldProp_", {{"factor_", 1}, {"label_", "corelet"}}},

@@ -187,6 +187,13 @@ TEST(SdscReader, ConstantTheOpNeedsIsMissing) {
   EXPECT_NE(error_of([&] { parse_sdsc(doc, "m.json"); }).find("mean needs constant 'scaling_factor' in constantInfo_"), std::string::npos);
 }
 
+TEST(SdscReader, IterationSpaceTooLargeToSimulate) {
+  Json doc = seed_abs();
+  dsc(doc)["N_"]["c0_"] = int64_t{1} << 40;
+  dsc(doc)["N_"]["c1_"] = int64_t{1} << 10;
+  EXPECT_EQ(parse_error(doc), "sdsc_0.json: $.abs.dscs_[0].abs.N_: iteration space larger than 2^48 elements");
+}
+
 TEST(SdscReader, MoreThanOneTopLevelKey) {
   Json doc = seed_abs();
   doc["other"] = doc["abs"];
