@@ -43,15 +43,22 @@ struct Initiator : sc_core::sc_module {
 
 ArchConfig arch() { return ArchConfig{}; }  // the struct defaults mirror spyre.json
 
+// LPDDR5 with one initiator, in a fresh SystemC context.
+struct MemoryBench {
+  // `context` is initialized first, so the modules belong to a fresh context.
+  MemoryBench() : context((begin_systemc_context(), 0)), mem("mem", arch()), init("init") { init.socket.bind(mem.socket); }
+  int context;
+  Lpddr5 mem;
+  Initiator init;
+};
+
 // SystemC time resolves to 1 ps; each wait or annotated delay rounds to it.
 constexpr double kPs = 0.001;
 
 TEST(Lpddr5, OneChunkTakesItsChannelTimePlusLatency) {
-  begin_systemc_context();
-  const ArchConfig a = arch();
-  Lpddr5 mem("mem", a);
-  Initiator init("init");
-  init.socket.bind(mem.socket);
+  MemoryBench bench;
+  Initiator& init = bench.init;
+  const Lpddr5& mem = bench.mem;
   // A channel sustains read_gbps / channels = 150 / 8 = 18.75 GB/s.
   const double chunk_ns = 256.0 / (150.0 / 8);
   std::vector<double> done;
@@ -74,21 +81,16 @@ TEST(Lpddr5, OneChunkTakesItsChannelTimePlusLatency) {
 }
 
 TEST(Lpddr5, WriteOnlyTrafficPaysNoTurnaround) {
-  begin_systemc_context();
-  Lpddr5 mem("mem", arch());
-  Initiator init("init");
-  init.socket.bind(mem.socket);
+  MemoryBench bench;
   double done = 0;
-  Driver d("d", [&] { done = init.request(true, 0, 256); });
+  Driver d("d", [&] { done = bench.init.request(true, 0, 256); });
   sc_core::sc_start();
   EXPECT_NEAR(done, 256.0 / (146.0 / 8) + 120, kPs);
 }
 
 TEST(Lpddr5, FullChannelQueuesPushBackOnTheInitiator) {
-  begin_systemc_context();
-  Lpddr5 mem("mem", arch());
-  Initiator init("init");
-  init.socket.bind(mem.socket);
+  MemoryBench bench;
+  Initiator& init = bench.init;
   const double chunk_ns = 256.0 / (150.0 / 8);
   double accepted_last = 0, done_last = 0;
   Driver d("d", [&] {
