@@ -19,6 +19,7 @@ namespace spyre {
 struct DeviceLimits {
   int cores = 32;
   int64_t lx_bytes = 2 * 1024 * 1024;
+  int64_t lx_alignment = 128;
   double lx_backend_reserved_fraction = 0.2;  // top of LX, left to the backend
   int64_t segment_bytes = int64_t{1} << 34;   // 16 GiB per kernel argument
   int segments = 8;

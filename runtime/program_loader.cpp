@@ -20,7 +20,7 @@ namespace spyre {
 int64_t DeviceLimits::lx_usable_bytes() const {
   // torch-spyre leaves the top fraction to the backend and aligns down to a stick.
   const auto usable = static_cast<int64_t>(static_cast<double>(lx_bytes) * (1.0 - lx_backend_reserved_fraction));
-  return usable / 128 * 128;
+  return usable / lx_alignment * lx_alignment;
 }
 
 int64_t HostTensor::element_count() const {
@@ -153,11 +153,9 @@ class Binder {
     kernel.launch_line = launch.line;
     kernel.label = launch.file;
     kernel.tensors.resize(sdsc->tensors.size());
-    const int index = static_cast<int>(program_.kernels.size());
     for (size_t t = 0; t < sdsc->tensors.size(); ++t) bind_tensor(*sdsc, launch, static_cast<int>(t), kernel.tensors[t]);
     mark_accesses(*sdsc, kernel);
     program_.kernels.push_back(std::move(kernel));
-    (void)index;
   }
 
   void bind_tensor(const Sdsc& sdsc, const Launch& launch, int lds, TensorBinding& b) {
@@ -168,20 +166,29 @@ class Binder {
     for (int core : sdsc.core_ids) b.core_box[core] = core_box(sdsc, lds, core);
 
     if (alloc.component == MemComponent::Lx) {
+      std::vector<int> reserved;  // cores whose copy reaches into the backend's part of LX
+      int64_t highest_end = 0;
       for (int core : sdsc.core_ids) {
         const int64_t address = alloc.start_address.at(core);
-        if (address % 128 != 0) fail(sdsc.file, alloc.path, "LX start address " + std::to_string(address) + " of core " + std::to_string(core) + " is not 128-byte aligned");
+        if (address % limits_.lx_alignment != 0) {
+          fail(sdsc.file, alloc.path, "LX start address " + std::to_string(address) + " of core " + std::to_string(core) + " is not " +
+                                          std::to_string(limits_.lx_alignment) + "-byte aligned");
+        }
         const int64_t end = address + b.layout.size_bytes();
         if (end > limits_.lx_bytes) {
           fail(sdsc.file, alloc.path, "LX tensor " + tensor.name + " on core " + std::to_string(core) + " occupies [" + std::to_string(address) + ", " +
                                           std::to_string(end) + "), beyond the " + std::to_string(limits_.lx_bytes) + "-byte LX");
         }
         if (end > limits_.lx_usable_bytes()) {
-          program_.hazards.push_back({"lx_reserved_region", program_.bundles[0].name, launch.file, tensor.name, {core}, -1,
-                                      "LX bytes [" + std::to_string(address) + ", " + std::to_string(end) + ") reach into the backend's reserved region above " +
-                                          std::to_string(limits_.lx_usable_bytes())});
+          reserved.push_back(core);
+          highest_end = std::max(highest_end, end);
         }
         b.lx_address[core] = address;
+      }
+      if (!reserved.empty()) {
+        program_.hazards.push_back({"lx_reserved_region", program_.bundles[0].name, launch.file, tensor.name, reserved, -1,
+                                    "LX bytes up to " + std::to_string(highest_end) + " reach into the backend's reserved region above " +
+                                        std::to_string(limits_.lx_usable_bytes())});
       }
       return;
     }

@@ -189,6 +189,7 @@ DeviceLimits ArchConfig::limits() const {
   DeviceLimits l;
   l.cores = cores;
   l.lx_bytes = lx.size_bytes;
+  l.lx_alignment = lx.alignment_bytes;
   l.lx_backend_reserved_fraction = lx.backend_reserved_fraction;
   l.segment_bytes = address.segment_bytes;
   l.segments = address.segments;

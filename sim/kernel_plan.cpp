@@ -127,7 +127,7 @@ void build_reduce_groups(const Kernel& k, KernelWork& w) {
   }
 }
 
-void plan_streaming(const Program& program, const Kernel& k, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
+void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
   const Sdsc& s = *k.sdsc;
   const int core = cw.core;
   struct Stream {
@@ -218,7 +218,7 @@ int64_t product(const std::vector<int64_t>& v) {
   return p;
 }
 
-void plan_matmul(const Program& program, const Kernel& k, const ComputeOp& op, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
+void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
   const Sdsc& s = *k.sdsc;
   const int core = cw.core;
   const int la = op.inputs[0], lb = op.inputs[1], lc = op.outputs[0];
@@ -375,11 +375,11 @@ KernelWork plan_kernel(const Program& program, int kernel_index, const ArchConfi
   if ((matmul || shuffle) && s.ops.size() > 1) fail(s.file, s.ops[1].path, "unsupported: batchmatmul or shuffle fused with other ops in one SDSC");
   for (auto& cw : w.cores) {
     if (matmul) {
-      plan_matmul(program, k, *matmul, arch, w, cw);
+      plan_matmul(k, *matmul, arch, w, cw);
     } else if (shuffle) {
       plan_shuffle(k, *shuffle, w, cw);
     } else {
-      plan_streaming(program, k, arch, w, cw);
+      plan_streaming(k, arch, w, cw);
     }
     for (const auto& t : cw.tiles) {
       for (const auto& l : t.loads) cw.hbm_read_bytes += l.bytes;

@@ -81,14 +81,14 @@ TEST(Rings, ShuffleMovesLxDataAcrossCoresOnTheDataRing) {
   const std::vector<std::map<std::string, int>> by_col = {{{"r", 0}, {"c", 0}}, {{"r", 0}, {"c", 1}}};
   const int64_t seg1 = int64_t{1} << 34;
   SdscSpec load{"0_identity", "identity", "sfp", {{"r", 4}, {"c", 128}}, {{"r", 2}}, by_row,
-                {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "hbm", {0, 256}, {}}, {"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {0, 0}, {}}}, {0}, {1}};
+                {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "hbm", {0, 256}, {}, 0}, {"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {0, 0}, {}, 0}}, {0}, {1}, {}};
   SdscSpec shuffle{"1_shuffle", "shuffle", "sfp", {{"r", 4}, {"c", 128}}, {{"c", 2}}, by_col,
-                   {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {0, 0}, {{0, {{"r", 0}}}, {1, {{"r", 1}}}}},
-                    {"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {1024, 1024}, {}}},
-                   {0}, {1}};
+                   {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {0, 0}, {{0, {{"r", 0}}}, {1, {{"r", 1}}}}, 0},
+                    {"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {1024, 1024}, {}, 0}},
+                   {0}, {1}, {}};
   SdscSpec store{"2_identity", "identity", "sfp", {{"r", 4}, {"c", 128}}, {{"c", 2}}, by_col,
-                 {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {1024, 1024}, {}}, {"OUTPUT", {"r", "c"}, "c", {1, 1}, "hbm", {seg1, seg1 + 512}, {}}},
-                 {0}, {1}};
+                 {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {1024, 1024}, {}, 0}, {"OUTPUT", {"r", "c"}, "c", {1, 1}, "hbm", {seg1, seg1 + 512}, {}, 0}},
+                 {0}, {1}, {}};
   write_json(dir.file("sdsc_0.json"), build_sdsc(load));
   write_json(dir.file("sdsc_1.json"), build_sdsc(shuffle));
   write_json(dir.file("sdsc_2.json"), build_sdsc(store));

@@ -152,8 +152,10 @@ TEST(Program, LxTensorInTheBackendReservationIsAHazard) {
     d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = "1677696";
   });
   Program p = load_program(bundle, DeviceLimits{});
-  ASSERT_EQ(p.hazards.size(), 2u);  // one per core
+  ASSERT_EQ(p.hazards.size(), 1u);
   EXPECT_EQ(p.hazards[0].kind, "lx_reserved_region");
+  EXPECT_EQ(p.hazards[0].cores, (std::vector<int>{0, 1}));
+  EXPECT_EQ(p.hazards[0].detail, "LX bytes up to 1677952 reach into the backend's reserved region above 1677696");
 }
 
 TEST(Program, SymbolWithoutValueInBundleMlir) {
