@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "compiler/compile_job.h"
+#include "compiler/compiler.h"
 #include "runtime/error.h"
 #include "sim/arch_config.h"
 #include "sim/run_bundle.h"
@@ -24,6 +26,23 @@ int run_command(const spyre::sim::RunOptions& options, bool quiet) {
     }
     return 3;
   }
+  return 0;
+}
+
+int compile_command(spyre::compiler::CompileJob& job, const std::string& shape, const std::string& dtype, const std::string& placement,
+                    const std::vector<std::string>& splits, bool list, bool quiet) {
+  namespace sc = spyre::compiler;
+  if (list) {
+    for (const auto& w : sc::list_workloads()) std::cout << w.name << "\n    " << w.description << "\n";
+    return 0;
+  }
+  if (!shape.empty()) job.params.shape = sc::parse_shape(shape);
+  if (!sc::parse_dtype(dtype, job.params.dtype)) spyre::fail("", "--dtype", "unsupported dtype '" + dtype + "' (the device has fp16, bf16, fp32)");
+  job.options.placement = placement == "packed" ? sc::HbmPlacement::Packed : sc::HbmPlacement::Arguments;
+  for (const auto& s : splits) sc::parse_split_override(s, job.options);
+  const auto outcome = sc::run_compile_job(job);
+  if (!quiet) std::cout << outcome.decisions;
+  std::cout << "wrote " << job.output_dir << (job.emit_io_dir.empty() ? "" : ", test data in " + job.emit_io_dir) << "\n";
   return 0;
 }
 
@@ -54,6 +73,34 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", run.arch_overrides, "Override an arch parameter, e.g. --set lpddr5.read_gbps=300");
   run_cmd->add_flag("--quiet", quiet, "Do not print the report table");
 
+  spyre::compiler::CompileJob job;
+  std::string shape, dtype = "fp16", placement = "arguments";
+  std::vector<std::string> splits;
+  bool list_workloads = false;
+  auto* compile_cmd = app.add_subcommand("compile", "Compile a model graph or a built-in workload to SuperDSC bundles");
+  compile_cmd->add_option("graph", job.graph_path, "Model graph JSON (docs/graph-format.md)");
+  compile_cmd->add_option("-o,--output", job.output_dir, "Output directory (bundle files and program.json)");
+  compile_cmd->add_option("--workload", job.workload, "Built-in workload instead of a graph file (--list-workloads)");
+  compile_cmd->add_flag("--list-workloads", list_workloads, "List the built-in workloads and their parameters");
+  compile_cmd->add_option("--shape", shape, "Workload shape, sizes joined by x (e.g. 512x1024; matmul MxKxN)");
+  compile_cmd->add_option("--dim", job.params.dim, "Workload reduction / softmax dim")->capture_default_str();
+  compile_cmd->add_option("--dtype", dtype, "Workload dtype: fp16, bf16, fp32")->capture_default_str();
+  compile_cmd->add_option("--batch", job.params.batch, "decoder: batch");
+  compile_cmd->add_option("--seq", job.params.seq, "decoder: sequence length (default 512)");
+  compile_cmd->add_option("--hidden", job.params.hidden, "decoder: hidden size (default 4096)");
+  compile_cmd->add_option("--heads", job.params.heads, "decoder: attention heads (default 32)");
+  compile_cmd->add_option("--kv-heads", job.params.kv_heads, "decoder, attention: key/value heads (default 8)");
+  compile_cmd->add_option("--intermediate", job.params.intermediate, "decoder: MLP intermediate size (default 12800)");
+  compile_cmd->add_option("--cores", job.options.cores, "Cores to divide work over, 1..32 (SENCORES)")->capture_default_str();
+  compile_cmd->add_option("--split", splits, "Override work division of one op: OUTPUT=DIM:N[,DIM:N] (repeatable)");
+  compile_cmd->add_option("--placement", placement, "HBM placement: arguments (one argument per host tensor) or packed (one segment)")
+      ->check(CLI::IsMember({"arguments", "packed"}))
+      ->capture_default_str();
+  compile_cmd->add_option("--emit-io", job.emit_io_dir, "Also write random inputs (DIR/inputs) and fp32 reference outputs (DIR/reference)");
+  compile_cmd->add_option("--seed", job.seed, "Seed of --emit-io inputs")->capture_default_str();
+  compile_cmd->add_option("--decisions", job.decisions_path, "Write the decisions as JSON here");
+  compile_cmd->add_flag("--quiet", quiet, "Do not print the decisions table");
+
   std::string arch_path;
   std::vector<std::string> arch_overrides;
   auto* arch_cmd = app.add_subcommand("arch", "Print every arch parameter with its unit and source");
@@ -67,6 +114,7 @@ int main(int argc, char** argv) {
       run.output_dtype = output_dtype == "fp16" ? "f2" : "f4";
       return run_command(run, quiet);
     }
+    if (compile_cmd->parsed()) return compile_command(job, shape, dtype, placement, splits, list_workloads, quiet);
     for (const auto& line : spyre::sim::describe_arch(arch_path, arch_overrides)) std::cout << line << "\n";
     return 0;
   } catch (const spyre::SpyreError& e) {

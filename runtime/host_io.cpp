@@ -25,15 +25,15 @@ std::map<std::string, std::vector<float>> read_host_inputs(const Program& progra
   std::map<std::string, std::vector<float>> inputs;
   std::string missing;
   for (const auto& t : program.host_tensors) {
-    if (!t.is_input) continue;
+    if (!t.is_input || t.constant) continue;  // constants come with the program
     const fs::path path = fs::path(dir) / (t.name + ".npy");
     if (!fs::exists(path)) {
-      missing += (missing.empty() ? "" : ", ") + t.name + ".npy " + shape_text(t.shape);
+      missing += (missing.empty() ? "" : ", ") + t.name + ".npy " + shape_text(t.host_shape());
       continue;
     }
     NpyArray array = read_npy(path.string());
     if (!shapes_compatible(array.shape, t.shape)) {
-      fail(path.string(), "", "shape " + shape_text(array.shape) + " does not match " + t.name + "'s shape " + shape_text(t.shape) +
+      fail(path.string(), "", "shape " + shape_text(array.shape) + " does not match " + t.name + "'s shape " + shape_text(t.host_shape()) +
                                   " (dims " + [&] {
                                     std::string d;
                                     for (const auto& n : t.dims) d += (d.empty() ? "" : ", ") + n;
@@ -50,8 +50,8 @@ Comparison compare_values(const HostTensor& tensor, const std::vector<float>& go
   Comparison c;
   c.name = tensor.name;
   c.elements = static_cast<int64_t>(got.size());
-  if (!shapes_compatible(expected.shape, tensor.shape)) {
-    fail("", tensor.name, "reference shape " + shape_text(expected.shape) + " does not match the output shape " + shape_text(tensor.shape));
+  if (!shapes_compatible(expected.shape, tensor.host_shape())) {
+    fail("", tensor.name, "reference shape " + shape_text(expected.shape) + " does not match the output shape " + shape_text(tensor.host_shape()));
   }
   double worst_excess = -1;
   for (int64_t i = 0; i < c.elements; ++i) {
@@ -80,11 +80,11 @@ Comparison compare_values(const HostTensor& tensor, const std::vector<float>& go
   }
   c.passed = c.mismatches == 0;
   if (c.worst_index >= 0) {
-    std::vector<int64_t> coords(tensor.shape.size());
+    std::vector<int64_t> coords(tensor.host_shape().size());
     int64_t rest = c.worst_index;
-    for (size_t d = tensor.shape.size(); d-- > 0;) {
-      coords[d] = rest % tensor.shape[d];
-      rest /= tensor.shape[d];
+    for (size_t d = tensor.host_shape().size(); d-- > 0;) {
+      coords[d] = rest % tensor.host_shape()[d];
+      rest /= tensor.host_shape()[d];
     }
     c.worst_coords = shape_text(coords);
   }

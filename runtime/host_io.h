@@ -11,7 +11,8 @@
 
 namespace spyre {
 
-// Reads DIR/<name>.npy for every input tensor of the program. A missing file
+// Reads DIR/<name>.npy for every input tensor of the program (constants of a
+// compiled program excepted: they carry their value). A missing file
 // or a shape that does not match (size-1 dims aside) is an error naming it.
 std::map<std::string, std::vector<float>> read_host_inputs(const Program& program, const std::string& dir);
 

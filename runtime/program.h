@@ -5,6 +5,7 @@
 // device layouts. Both the card model and the host I/O work from this.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,13 @@ struct HostTensor {
   bool is_input = false;          // read before anything in the program writes it
   bool is_output = false;         // written by the program
   std::string first_use;          // "sdsc_0.json Tensor0", for messages
+  // From a program.json manifest (empty / unset without one):
+  std::string role;                     // input, weight, output, constant, intermediate
+  std::optional<float> constant;        // constants: every element's value
+  std::vector<int64_t> visible_shape;   // the host's shape when it drops size-1 dims
+  int storage = -1;                     // views: index of the tensor owning the bytes
   int64_t element_count() const;
+  const std::vector<int64_t>& host_shape() const { return visible_shape.empty() ? shape : visible_shape; }
 };
 
 struct TensorBinding {
@@ -69,6 +76,7 @@ struct BundleInfo {
 };
 
 struct Program {
+  std::string name;  // the program (manifest) or bundle directory name
   std::vector<BundleInfo> bundles;
   std::vector<Kernel> kernels;  // launch order
   std::vector<HostTensor> host_tensors;
@@ -76,9 +84,11 @@ struct Program {
   const HostTensor* find_host_tensor(const std::string& name) const;
 };
 
-// Loads a bundle directory: bundle.mlir + the sdsc files it names, or, with
-// no bundle.mlir, every sdsc_N.json in numeric order. Throws SpyreError on any
-// malformed or inconsistent input.
+// Loads a program directory: with a program.json manifest (spyre-sim
+// compile's output), each bundle it lists, bound to the buffers it names, and
+// tensors named by it; otherwise one bundle: bundle.mlir + the sdsc files it
+// names, or, with no bundle.mlir, every sdsc_N.json in numeric order. Throws
+// SpyreError on any malformed or inconsistent input.
 Program load_program(const std::string& bundle_dir, const DeviceLimits& limits);
 
 }  // namespace spyre

@@ -12,6 +12,7 @@
 #include "runtime/bundle_mlir.h"
 #include "runtime/error.h"
 #include "runtime/program.h"
+#include "runtime/program_manifest.h"
 
 namespace fs = std::filesystem;
 
@@ -91,31 +92,76 @@ std::string dims_text(const std::vector<std::string>& dims) {
   return "[" + out + "]";
 }
 
+std::string base_name(const fs::path& dir) { return dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string(); }
+
 class Binder {
  public:
-  Binder(const fs::path& dir, const DeviceLimits& limits) : dir_(dir), limits_(limits) {}
+  Binder(const DeviceLimits& limits, const ProgramManifest* manifest) : limits_(limits), manifest_(manifest) {
+    if (manifest_) add_manifest_tensors();
+  }
 
-  Program bind() {
+  // Binds one bundle. `relocation` (manifest programs) gives the device
+  // address each argument segment of the bundle is bound to.
+  void bind_bundle(const fs::path& dir, const std::string& name, const std::vector<int64_t>* relocation) {
+    dir_ = dir;
+    relocation_ = relocation;
+    bundle_ = static_cast<int>(program_.bundles.size());
     BundleInfo info;
-    info.dir = dir_.string();
-    info.name = dir_.filename().empty() ? dir_.parent_path().filename().string() : dir_.filename().string();
+    info.dir = dir.string();
+    info.name = name;
     const std::vector<Launch> launches = list_launches(dir_, limits_, info.has_mlir);
     program_.bundles.push_back(info);
-
+    used_segments_.clear();
     for (const auto& l : launches) load_sdsc(l.file);
-    reserve_literal_segments();
+    reserve_literal_segments(launches);
     for (const auto& l : launches) bind_launch(l);
+  }
+
+  Program finish(const std::string& name) {
+    program_.name = name;
+    if (manifest_) settle_manifest_roles();
     name_host_tensors();
     find_overlaps();
     return std::move(program_);
   }
 
  private:
+  void add_manifest_tensors() {
+    for (const auto& t : manifest_->tensors) {
+      HostTensor h;
+      h.name = t.name;
+      h.segment = t.buffer;
+      h.offset = t.offset;
+      h.address = t.buffer * limits_.segment_bytes + t.offset;
+      h.format = t.format;
+      DimMap extents;
+      for (size_t d = 0; d < t.shape.size(); ++d) {
+        h.dims.push_back("d" + std::to_string(d));
+        extents[h.dims.back()] = t.shape[d];
+      }
+      std::vector<std::string> order;
+      for (int d : t.order) order.push_back(h.dims[static_cast<size_t>(d)]);
+      const int elem = word_bytes(t.format);
+      h.layout = TensorLayout(order, extents, h.dims[static_cast<size_t>(t.stick)], 128 / elem, elem);
+      h.shape = t.shape;
+      h.visible_shape = t.host_shape;
+      h.role = t.role;
+      h.constant = t.value;
+      h.first_use = manifest_->file + " tensor '" + t.name + "'";
+      program_.host_tensors.push_back(h);
+    }
+    for (size_t i = 0; i < manifest_->tensors.size(); ++i) {
+      for (size_t j = 0; j < manifest_->tensors.size(); ++j) {
+        if (manifest_->tensors[j].name == manifest_->tensors[i].storage) program_.host_tensors[i].storage = static_cast<int>(j);
+      }
+    }
+  }
+
   const Sdsc& load_sdsc(const std::string& file) {
-    auto it = sdscs_.find(file);
-    if (it != sdscs_.end()) return *it->second;
     const fs::path path = dir_ / file;
-    if (!fs::exists(path)) fail(program_.bundles[0].dir + "/bundle.mlir", "", "names " + file + ", which does not exist");
+    auto it = sdscs_.find(path.string());
+    if (it != sdscs_.end()) return *it->second;
+    if (!fs::exists(path)) fail((dir_ / "bundle.mlir").string(), "", "names " + file + ", which does not exist");
     auto sdsc = std::make_shared<Sdsc>(read_sdsc(path.string()));
     for (int core : sdsc->core_ids) {
       if (core >= limits_.cores) {
@@ -123,12 +169,13 @@ class Binder {
              "uses core " + std::to_string(core) + " but the card has " + std::to_string(limits_.cores) + " cores (arch 'cores')");
       }
     }
-    sdscs_[file] = sdsc;
+    sdscs_[path.string()] = sdsc;
     return *sdsc;
   }
 
-  void reserve_literal_segments() {
-    for (const auto& [file, sdsc] : sdscs_) {
+  void reserve_literal_segments(const std::vector<Launch>& launches) {
+    for (const auto& l : launches) {
+      const auto& sdsc = sdscs_.at((dir_ / l.file).string());
       for (const auto& a : sdsc->allocations) {
         if (a.component != MemComponent::Hbm || a.symbolic) continue;
         for (const auto& [core, address] : a.start_address) used_segments_.insert(static_cast<int>(address / limits_.segment_bytes));
@@ -146,12 +193,12 @@ class Binder {
   }
 
   void bind_launch(const Launch& launch) {
-    const auto sdsc = sdscs_.at(launch.file);
+    const auto sdsc = sdscs_.at((dir_ / launch.file).string());
     Kernel kernel;
     kernel.sdsc = sdsc;
-    kernel.bundle = 0;
+    kernel.bundle = bundle_;
     kernel.launch_line = launch.line;
-    kernel.label = launch.file;
+    kernel.label = relocation_ && manifest_->bundles.size() > 1 ? program_.bundles[static_cast<size_t>(bundle_)].name + "/" + launch.file : launch.file;
     kernel.tensors.resize(sdsc->tensors.size());
     for (size_t t = 0; t < sdsc->tensors.size(); ++t) bind_tensor(*sdsc, launch, static_cast<int>(t), kernel.tensors[t]);
     mark_accesses(*sdsc, kernel);
@@ -186,7 +233,7 @@ class Binder {
         b.lx_address[core] = address;
       }
       if (!reserved.empty()) {
-        program_.hazards.push_back({"lx_reserved_region", program_.bundles[0].name, launch.file, tensor.name, reserved, -1,
+        program_.hazards.push_back({"lx_reserved_region", program_.bundles[static_cast<size_t>(bundle_)].name, launch.file, tensor.name, reserved, -1,
                                     "LX bytes up to " + std::to_string(highest_end) + " reach into the backend's reserved region above " +
                                         std::to_string(limits_.lx_usable_bytes())});
       }
@@ -219,6 +266,15 @@ class Binder {
       fail(sdsc.file, alloc.path, tensor.name + " spans [" + std::to_string(b.hbm_base) + ", " + std::to_string(b.hbm_base + b.layout.size_bytes()) +
                                       "), outside its segment " + std::to_string(segment));
     }
+    if (relocation_) {
+      if (segment >= static_cast<int>(relocation_->size())) {
+        fail(sdsc.file, alloc.path, "uses argument segment " + std::to_string(segment) + " but " + manifest_->file + " binds only " +
+                                        std::to_string(relocation_->size()) + " arguments to this bundle");
+      }
+      b.hbm_base = (*relocation_)[static_cast<size_t>(segment)] + offset;
+      b.host_tensor = match_manifest_tensor(sdsc, launch, lds, b);
+      return;
+    }
     b.host_tensor = register_host_tensor(sdsc, launch, lds, b, segment, offset);
   }
 
@@ -228,7 +284,7 @@ class Binder {
     if (!alloc.symbolic) return value;
     auto bound = launch.symbols.find(value);
     if (bound != launch.symbols.end()) return bound->second;
-    if (program_.bundles[0].has_mlir) {
+    if (program_.bundles[static_cast<size_t>(bundle_)].has_mlir) {
       fail(sdsc.file, alloc.path, "symbol " + std::to_string(value) + " (core " + std::to_string(core) + ") gets no value from bundle.mlir" +
                                       (launch.line ? " line " + std::to_string(launch.line) : ""));
     }
@@ -245,6 +301,26 @@ class Binder {
     return address;
   }
 
+  // The manifest tensor these bytes belong to: the one at this address whose
+  // layout places every byte the same way. A mismatch is the compiler's bug,
+  // reported as a hazard like any other layout disagreement.
+  int match_manifest_tensor(const Sdsc& sdsc, const Launch& launch, int lds, const TensorBinding& b) {
+    const LabeledDs& t = sdsc.tensors[lds];
+    std::string seen;
+    for (size_t i = 0; i < program_.host_tensors.size(); ++i) {
+      const HostTensor& h = program_.host_tensors[i];
+      if (h.address != b.hbm_base || h.role.empty()) continue;
+      if (h.layout.same_bytes_as(b.layout) && h.format == t.format) return static_cast<int>(i);
+      seen += (seen.empty() ? "" : ", ") + h.name + " " + h.layout.describe();
+    }
+    const int segment = static_cast<int>(b.hbm_base / limits_.segment_bytes);
+    const int index = register_host_tensor(sdsc, launch, lds, b, segment, b.hbm_base % limits_.segment_bytes);
+    program_.hazards.push_back({"layout_mismatch", program_.bundles[static_cast<size_t>(bundle_)].name, launch.file, t.name, {}, -1,
+                                "accesses HBM " + std::to_string(b.hbm_base) + " as " + b.layout.describe() + " but " + manifest_->file +
+                                    (seen.empty() ? " declares no tensor there" : " declares " + seen)});
+    return index;
+  }
+
   int register_host_tensor(const Sdsc& sdsc, const Launch& launch, int lds, const TensorBinding& b, int segment, int64_t offset) {
     const LabeledDs& t = sdsc.tensors[lds];
     const std::string use = launch.file + " " + t.name;
@@ -252,7 +328,7 @@ class Binder {
     if (it != host_index_.end()) {
       HostTensor& h = program_.host_tensors[it->second];
       if (!h.layout.same_bytes_as(b.layout) || h.format != t.format) {
-        program_.hazards.push_back({"layout_mismatch", program_.bundles[0].name, launch.file, t.name, {}, -1,
+        program_.hazards.push_back({"layout_mismatch", program_.bundles[static_cast<size_t>(bundle_)].name, launch.file, t.name, {}, -1,
                                     "accesses HBM " + std::to_string(b.hbm_base) + " as " + b.layout.describe() + " " + data_format_name(t.format) +
                                         " but " + h.first_use + " uses it as " + h.layout.describe() + " " + data_format_name(h.format)});
       }
@@ -276,20 +352,48 @@ class Binder {
     return static_cast<int>(program_.host_tensors.size()) - 1;
   }
 
+  // With a manifest, the host moves exactly its inputs, weights and constants
+  // in and its outputs out, each through its own (possibly view) layout, once
+  // the bytes they live in are read or written.
+  void settle_manifest_roles() {
+    std::vector<bool> read(program_.host_tensors.size()), written(program_.host_tensors.size());
+    for (size_t i = 0; i < program_.host_tensors.size(); ++i) {
+      const HostTensor& h = program_.host_tensors[i];
+      read[i] = h.is_input;
+      written[i] = h.is_output;
+    }
+    for (size_t i = 0; i < program_.host_tensors.size(); ++i) {
+      HostTensor& h = program_.host_tensors[i];
+      if (h.role.empty()) continue;
+      const size_t o = static_cast<size_t>(owner(static_cast<int>(i)));
+      h.is_input = (h.role == "input" || h.role == "weight" || h.role == "constant") && read[o];
+      h.is_output = h.role == "output" && written[o];
+    }
+  }
+
+  // Reads and writes of a view count for the tensor owning its bytes.
+  int owner(int host_tensor) const {
+    if (host_tensor < 0) return -1;
+    const int s = program_.host_tensors[static_cast<size_t>(host_tensor)].storage;
+    return s >= 0 ? s : host_tensor;
+  }
+
   void mark_accesses(const Sdsc& sdsc, Kernel& kernel) {
     for (const auto& op : sdsc.ops) {
       for (int in : op.inputs) {
         if (op.info->kind == OpKind::Reduction && in == op.outputs[0]) continue;  // listed, not read
         TensorBinding& b = kernel.tensors[in];
         b.read = true;
-        if (b.host_tensor >= 0 && !written_.count(b.host_tensor)) program_.host_tensors[b.host_tensor].is_input = true;
+        const int h = owner(b.host_tensor);
+        if (h >= 0 && !written_.count(h)) program_.host_tensors[static_cast<size_t>(h)].is_input = true;
       }
       for (int out : op.outputs) {
         TensorBinding& b = kernel.tensors[out];
         b.written = true;
-        if (b.host_tensor >= 0) {
-          written_.insert(b.host_tensor);
-          program_.host_tensors[b.host_tensor].is_output = true;
+        const int h = owner(b.host_tensor);
+        if (h >= 0) {
+          written_.insert(h);
+          program_.host_tensors[static_cast<size_t>(h)].is_output = true;
         }
       }
     }
@@ -297,6 +401,7 @@ class Binder {
 
   void name_host_tensors() {
     for (auto& h : program_.host_tensors) {
+      if (!h.role.empty()) continue;  // named by the manifest
       // A segment is one kernel argument; a segment holding several tensors
       // (torch-spyre's intermediate pool) names them by byte offset.
       h.name = "arg" + std::to_string(h.segment);
@@ -308,10 +413,11 @@ class Binder {
     auto& hosts = program_.host_tensors;
     for (size_t i = 0; i < hosts.size(); ++i) {
       for (size_t j = i + 1; j < hosts.size(); ++j) {
+        if (owner(static_cast<int>(i)) == owner(static_cast<int>(j))) continue;  // a view and its storage
         const int64_t a0 = hosts[i].address, a1 = a0 + hosts[i].layout.size_bytes();
         const int64_t b0 = hosts[j].address, b1 = b0 + hosts[j].layout.size_bytes();
         if (a0 < b1 && b0 < a1) {
-          program_.hazards.push_back({"hbm_overlap", program_.bundles[0].name, "", hosts[i].name + "/" + hosts[j].name, {}, -1,
+          program_.hazards.push_back({"hbm_overlap", program_.name, "", hosts[i].name + "/" + hosts[j].name, {}, -1,
                                       "HBM ranges [" + std::to_string(a0) + ", " + std::to_string(a1) + ") and [" + std::to_string(b0) + ", " +
                                           std::to_string(b1) + ") of different tensors overlap"});
         }
@@ -321,6 +427,9 @@ class Binder {
 
   fs::path dir_;
   DeviceLimits limits_;
+  const ProgramManifest* manifest_ = nullptr;
+  const std::vector<int64_t>* relocation_ = nullptr;
+  int bundle_ = 0;
   Program program_;
   std::map<std::string, std::shared_ptr<Sdsc>> sdscs_;
   std::set<int> used_segments_;
@@ -336,7 +445,30 @@ Program load_program(const std::string& bundle_dir, const DeviceLimits& limits) 
   const fs::path dir(bundle_dir);
   if (!fs::exists(dir)) fail(bundle_dir, "", "no such directory");
   if (!fs::is_directory(dir)) fail(bundle_dir, "", "not a directory (a bundle is a directory holding bundle.mlir and sdsc_N.json files)");
-  return Binder(dir, limits).bind();
+  const fs::path manifest_path = dir / "program.json";
+  if (!fs::exists(manifest_path)) {
+    Binder binder(limits, nullptr);
+    binder.bind_bundle(dir, base_name(dir), nullptr);
+    return binder.finish(base_name(dir));
+  }
+  const ProgramManifest manifest = read_program_manifest(manifest_path.string());
+  if (manifest.segment_bytes != limits.segment_bytes) {
+    fail(manifest.file, "$.segment_bytes", std::to_string(manifest.segment_bytes) + " differs from the arch's address.segment_bytes " + std::to_string(limits.segment_bytes));
+  }
+  Binder binder(limits, &manifest);
+  std::vector<std::vector<int64_t>> relocations;
+  for (const auto& b : manifest.bundles) {
+    std::vector<int64_t> bases;
+    for (const auto& arg : b.arguments) bases.push_back(manifest.find_buffer(arg) * limits.segment_bytes);
+    relocations.push_back(bases);
+  }
+  for (size_t i = 0; i < manifest.bundles.size(); ++i) {
+    const std::string& d = manifest.bundles[i].dir;
+    const fs::path bundle = d == "." ? dir : dir / d;
+    if (!fs::is_directory(bundle)) fail(manifest.file, "$.bundles[" + std::to_string(i) + "].dir", "no directory " + bundle.string());
+    binder.bind_bundle(bundle, d == "." ? base_name(dir) : d, &relocations[i]);
+  }
+  return binder.finish(manifest.name);
 }
 
 }  // namespace spyre

@@ -38,6 +38,7 @@ RunOutcome run_bundle(const RunOptions& o) {
     if (!o.inputs_dir.empty()) inputs = read_host_inputs(program, o.inputs_dir);
     for (const auto& t : program.host_tensors) {
       if (!t.is_input) continue;
+      if (t.constant) inputs[t.name].assign(static_cast<size_t>(t.element_count()), *t.constant);
       if (o.fill && !inputs.count(t.name)) inputs[t.name].assign(static_cast<size_t>(t.element_count()), *o.fill);
       memory->upload(t, inputs.at(t.name));
     }
@@ -54,7 +55,7 @@ RunOutcome run_bundle(const RunOptions& o) {
   if (!o.outputs_dir.empty()) {
     fs::create_directories(o.outputs_dir);
     for (const auto& t : program.host_tensors) {
-      if (t.is_output) write_npy((fs::path(o.outputs_dir) / (t.name + ".npy")).string(), t.shape, outcome.outputs.at(t.name), o.output_dtype);
+      if (t.is_output) write_npy((fs::path(o.outputs_dir) / (t.name + ".npy")).string(), t.host_shape(), outcome.outputs.at(t.name), o.output_dtype);
     }
   }
   if (!o.expect_dir.empty()) {

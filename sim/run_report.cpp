@@ -120,10 +120,15 @@ Json report_to_json(const RunReport& r) {
 std::string report_table(const RunReport& r) {
   std::ostringstream out;
   out << "spyre-sim run " << r.bundle << " (" << r.mode << ")\n\n";
-  out << pad("kernel", 14) << pad("op", 16) << pad("unit", 8) << pad("cores", 6, true) << pad("start_us", 12, true) << pad("end_us", 12, true)
+  size_t kernel_width = 14, op_width = 16;
+  for (const auto& k : r.kernels) {
+    kernel_width = std::max(kernel_width, k.file.size() + 2);
+    op_width = std::max(op_width, k.op.size() + 2);
+  }
+  out << pad("kernel", kernel_width) << pad("op", op_width) << pad("unit", 8) << pad("cores", 6, true) << pad("start_us", 12, true) << pad("end_us", 12, true)
       << pad("hbm_read_B", 14, true) << pad("hbm_write_B", 14, true) << "\n";
   for (const auto& k : r.kernels) {
-    out << pad(k.file, 14) << pad(k.op, 16) << pad(k.unit, 8) << pad(std::to_string(k.cores), 6, true)
+    out << pad(k.file, kernel_width) << pad(k.op, op_width) << pad(k.unit, 8) << pad(std::to_string(k.cores), 6, true)
         << pad(fmt("%.3f", k.start_us), 12, true) << pad(fmt("%.3f", k.end_us), 12, true) << pad(std::to_string(k.hbm_read_bytes), 14, true)
         << pad(std::to_string(k.hbm_write_bytes), 14, true) << "\n";
   }

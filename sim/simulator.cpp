@@ -31,7 +31,7 @@ int64_t lx_high_water(const Program& program, int core) {
 
 RunReport build_report(const Program& program, const ArchConfig& arch, const std::vector<KernelWork>& plans, const Card& card, bool functional) {
   RunReport r;
-  r.bundle = program.bundles.front().name;
+  r.bundle = program.name;
   r.mode = functional ? "functional" : "timing";
   r.arch = arch.to_json();
   const double span_ns = card.device_end_ns() - card.device_start_ns();
@@ -106,7 +106,7 @@ RunReport build_report(const Program& program, const ArchConfig& arch, const std
   for (const auto& h : program.host_tensors) {
     TensorReport t;
     t.name = h.name;
-    t.role = h.is_input && h.is_output ? "inout" : h.is_input ? "input" : "output";
+    t.role = !h.role.empty() ? h.role : h.is_input && h.is_output ? "inout" : h.is_input ? "input" : "output";
     t.format = data_format_name(h.format);
     t.dims = h.dims;
     t.shape = h.shape;

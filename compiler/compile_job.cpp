@@ -1,0 +1,36 @@
+#include "compiler/compile_job.h"
+
+#include <fstream>
+
+#include "compiler/compiler.h"
+#include "compiler/emit_io.h"
+#include "compiler/program_writer.h"
+#include "runtime/error.h"
+
+namespace spyre::compiler {
+
+CompileOutcome run_compile_job(const CompileJob& job) {
+  if (job.graph_path.empty() == job.workload.empty()) fail("", "compile", "give a model graph file or --workload NAME (one of them)");
+  if (job.output_dir.empty()) fail("", "-o", "an output directory is required");
+  CompileOutcome outcome;
+  outcome.model = job.workload.empty() ? read_graph(job.graph_path) : build_workload(job.workload, job.params);
+  outcome.device = compile(outcome.model, job.options);
+  const auto files = program_files(outcome.device, job.options);
+  outcome.decisions = decisions_table(outcome.device, job.options);
+  // Reference values before anything is written, so a failure leaves no files.
+  HostValues inputs, values;
+  if (!job.emit_io_dir.empty()) {
+    inputs = random_inputs(outcome.model, job.seed);
+    values = evaluate_graph(outcome.model, inputs);
+  }
+  write_program_dir(job.output_dir, files);
+  if (!job.emit_io_dir.empty()) write_io(outcome.model, inputs, values, job.emit_io_dir);
+  if (!job.decisions_path.empty()) {
+    std::ofstream out(job.decisions_path);
+    out << decisions_json(outcome.device, job.options).dump(2) << "\n";
+    if (!out) fail(job.decisions_path, "", "cannot write the decisions JSON");
+  }
+  return outcome;
+}
+
+}  // namespace spyre::compiler

@@ -1,0 +1,45 @@
+#include "compiler/compiler.h"
+
+#include "runtime/error.h"
+
+namespace spyre::compiler {
+
+Graph compile(const Graph& model, const CompileOptions& options) {
+  if (options.cores < 1 || options.cores > 32) fail("", "--cores", "must be 1 to 32 (SENCORES), got " + std::to_string(options.cores));
+  Graph g = model;
+  decompose(g);
+  eliminate_dead_code(g);
+  const std::vector<LayoutCopy> copies = propagate_layouts(g);
+  insert_restickify(g, copies);
+  reduce_spans(g, options);
+  distribute_work(g, options);
+  plan_scratchpad(g, options);
+  plan_memory(g, options);
+  if (g.bundles.empty()) fail("", g.name, "the graph computes nothing on the device (no ops reach an output)");
+  return g;
+}
+
+void parse_split_override(const std::string& text, CompileOptions& options) {
+  const std::string where = "--split " + text;
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) fail("", where, "expected OP=DIM:N[,DIM:N...] with OP the name of the op's output tensor");
+  auto& dims = options.split_overrides[text.substr(0, eq)];
+  size_t pos = eq + 1;
+  while (pos <= text.size()) {
+    const size_t end = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, end - pos);
+    const auto colon = item.find(':');
+    if (colon == std::string::npos || colon == 0) fail("", where, "'" + item + "' is not DIM:N");
+    try {
+      size_t used = 0;
+      const long long n = std::stoll(item.substr(colon + 1), &used);
+      if (used != item.size() - colon - 1 || n < 1) throw std::invalid_argument("");
+      dims[item.substr(0, colon)] = n;
+    } catch (const std::exception&) {
+      fail("", where, "'" + item.substr(colon + 1) + "' is not a positive slice count");
+    }
+    pos = end + 1;
+  }
+}
+
+}  // namespace spyre::compiler

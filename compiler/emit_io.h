@@ -1,0 +1,25 @@
+#pragma once
+// Test data for a model graph: random inputs and weights, and the reference
+// outputs the plain fp32 host evaluator computes from them, as .npy files
+// named by tensor (DIR/inputs/<name>.npy, DIR/reference/<name>.npy) — what
+// `spyre-sim run OUT --inputs DIR/inputs --expect DIR/reference` checks.
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/graph.h"
+#include "compiler/host_evaluator.h"
+
+namespace spyre::compiler {
+
+// Deterministic for a given seed. Inputs are already rounded to the device
+// format, so the reference and the device start from the same values.
+// Tensors feeding log/sqrt/rsqrt/reciprocal or a divisor are positive;
+// matrix weights are scaled by 1/sqrt(fan-in) to keep activations near 1.
+HostValues random_inputs(const Graph& model, uint64_t seed);
+
+// Writes inputs/ and reference/ under dir, given the inputs and every
+// tensor's value (evaluate_graph); returns the number of files.
+int write_io(const Graph& model, const HostValues& inputs, const HostValues& values, const std::string& dir);
+
+}  // namespace spyre::compiler

@@ -1,0 +1,340 @@
+#include "compiler/host_evaluator.h"
+
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+#include "compiler/model_ops.h"
+#include "runtime/error.h"
+
+namespace spyre::compiler {
+
+namespace {
+
+struct Array {
+  Shape shape;
+  std::vector<float> data;
+  int64_t size() const { return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()); }
+};
+
+std::vector<int64_t> strides_of(const Shape& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+// Calls f(out_index, in_offsets) for every element of `out`, where each input
+// is broadcast (right-aligned, NumPy rules) to the output shape.
+void for_each_broadcast(const Shape& out, const std::vector<const Array*>& in, const std::function<void(int64_t, const int64_t*)>& f) {
+  const size_t rank = out.size();
+  std::vector<std::vector<int64_t>> bstride(in.size(), std::vector<int64_t>(rank, 0));
+  for (size_t a = 0; a < in.size(); ++a) {
+    const auto st = strides_of(in[a]->shape);
+    const size_t r = in[a]->shape.size();
+    for (size_t i = 0; i < r; ++i) bstride[a][rank - r + i] = in[a]->shape[i] == 1 ? 0 : st[i];
+  }
+  std::vector<int64_t> index(rank, 0), offs(in.size(), 0);
+  const int64_t total = std::accumulate(out.begin(), out.end(), int64_t{1}, std::multiplies<>());
+  for (int64_t n = 0; n < total; ++n) {
+    for (size_t a = 0; a < in.size(); ++a) {
+      int64_t o = 0;
+      for (size_t i = 0; i < rank; ++i) o += index[i] * bstride[a][i];
+      offs[a] = o;
+    }
+    f(n, offs.data());
+    for (size_t i = rank; i-- > 0;) {
+      if (++index[i] < out[i]) break;
+      index[i] = 0;
+    }
+  }
+}
+
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+float unary(const std::string& op, float x, const Json& a) {
+  if (op == "abs") return std::fabs(x);
+  if (op == "neg") return -x;
+  if (op == "relu") return x > 0 ? x : 0;
+  if (op == "relu6") return std::fmin(std::fmax(x, 0.0f), 6.0f);
+  if (op == "exp") return std::exp(x);
+  if (op == "log") return std::log(x);
+  if (op == "sqrt") return std::sqrt(x);
+  if (op == "rsqrt") return 1.0f / std::sqrt(x);
+  if (op == "reciprocal") return 1.0f / x;
+  if (op == "sigmoid") return sigmoid(x);
+  if (op == "tanh") return std::tanh(x);
+  if (op == "gelu") return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
+  if (op == "silu") return x * sigmoid(x);
+  if (op == "mish") return x * std::tanh(std::log1p(std::exp(x)));
+  if (op == "softplus") {
+    const float beta = a.value("beta", 1.0f), threshold = a.value("threshold", 20.0f);
+    return beta * x > threshold ? x : std::log1p(std::exp(beta * x)) / beta;
+  }
+  if (op == "clamp") return std::fmin(std::fmax(x, a.value("min", -INFINITY)), a.value("max", INFINITY));
+  return x;  // clone
+}
+
+float binary(const std::string& op, float x, float y) {
+  if (op == "add") return x + y;
+  if (op == "sub") return x - y;
+  if (op == "mul") return x * y;
+  if (op == "div") return x / y;
+  if (op == "maximum") return std::fmax(x, y);
+  if (op == "minimum") return std::fmin(x, y);
+  if (op == "eq") return x == y;
+  if (op == "ne") return x != y;
+  if (op == "ge") return x >= y;
+  if (op == "le") return x <= y;
+  if (op == "gt") return x > y;
+  if (op == "lt") return x < y;
+  return (x != 0 && y != 0) ? 1.0f : 0.0f;  // logical_and
+}
+
+Array elementwise(const std::vector<const Array*>& in, const Shape& out_shape, const std::function<float(const float*)>& f) {
+  Array out{out_shape, std::vector<float>(static_cast<size_t>(std::accumulate(out_shape.begin(), out_shape.end(), int64_t{1}, std::multiplies<>())))};
+  float args[3];
+  for_each_broadcast(out_shape, in, [&](int64_t n, const int64_t* offs) {
+    for (size_t a = 0; a < in.size(); ++a) args[a] = in[a]->data[static_cast<size_t>(offs[a])];
+    out.data[static_cast<size_t>(n)] = f(args);
+  });
+  return out;
+}
+
+// Applies `fold` along one dim; keepdim output shape.
+Array reduce(const Array& x, int dim, const std::function<float(const float*, int64_t, int64_t)>& fold) {
+  Shape out_shape = x.shape;
+  const int64_t n = x.shape[static_cast<size_t>(dim)];
+  out_shape[static_cast<size_t>(dim)] = 1;
+  const int64_t inner = strides_of(x.shape)[static_cast<size_t>(dim)];
+  const int64_t outer = x.size() / (n * inner);
+  Array out{out_shape, std::vector<float>(static_cast<size_t>(outer * inner))};
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) out.data[static_cast<size_t>(o * inner + i)] = fold(&x.data[static_cast<size_t>(o * n * inner + i)], n, inner);
+  }
+  return out;
+}
+
+float fold_sum(const float* p, int64_t n, int64_t stride) {
+  double s = 0;
+  for (int64_t k = 0; k < n; ++k) s += p[k * stride];
+  return static_cast<float>(s);
+}
+float fold_max(const float* p, int64_t n, int64_t stride) {
+  float m = p[0];
+  for (int64_t k = 1; k < n; ++k) m = std::fmax(m, p[k * stride]);
+  return m;
+}
+float fold_min(const float* p, int64_t n, int64_t stride) {
+  float m = p[0];
+  for (int64_t k = 1; k < n; ++k) m = std::fmin(m, p[k * stride]);
+  return m;
+}
+
+Array softmax(const Array& x, int dim) {
+  const Array m = reduce(x, dim, fold_max);
+  Array e = elementwise({&x, &m}, x.shape, [](const float* v) { return std::exp(v[0] - v[1]); });
+  const Array s = reduce(e, dim, fold_sum);
+  return elementwise({&e, &s}, x.shape, [](const float* v) { return v[0] / v[1]; });
+}
+
+// a (..., M, K) @ b (..., K, N) with broadcast batch dims.
+Array matmul(const Array& a, const Array& b) {
+  const int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back(), n = b.shape.back();
+  const Shape abatch(a.shape.begin(), a.shape.end() - 2), bbatch(b.shape.begin(), b.shape.end() - 2);
+  const Shape batch = broadcast_shapes({abatch, bbatch}, "matmul");
+  Shape out_shape = batch;
+  out_shape.push_back(m);
+  out_shape.push_back(n);
+  Array out{out_shape, std::vector<float>(static_cast<size_t>(std::accumulate(out_shape.begin(), out_shape.end(), int64_t{1}, std::multiplies<>())), 0.0f)};
+  Array ab{abatch.empty() ? Shape{1} : abatch, {}}, bb{bbatch.empty() ? Shape{1} : bbatch, {}};
+  const Shape loop = batch.empty() ? Shape{1} : batch;
+  std::vector<double> acc(static_cast<size_t>(n));
+  for_each_broadcast(loop, {&ab, &bb}, [&](int64_t bi, const int64_t* offs) {
+    const float* pa = &a.data[static_cast<size_t>(offs[0] * m * k)];
+    const float* pb = &b.data[static_cast<size_t>(offs[1] * k * n)];
+    float* pc = &out.data[static_cast<size_t>(bi * m * n)];
+    for (int64_t i = 0; i < m; ++i) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t p = 0; p < k; ++p) {
+        const double av = pa[i * k + p];
+        for (int64_t j = 0; j < n; ++j) acc[static_cast<size_t>(j)] += av * pb[p * n + j];
+      }
+      for (int64_t j = 0; j < n; ++j) pc[i * n + j] = static_cast<float>(acc[static_cast<size_t>(j)]);
+    }
+  });
+  return out;
+}
+
+Array permute(const Array& x, const std::vector<int>& perm) {
+  Shape out_shape;
+  for (int p : perm) out_shape.push_back(x.shape[static_cast<size_t>(p)]);
+  Array out{out_shape, std::vector<float>(x.data.size())};
+  const auto in_strides = strides_of(x.shape);
+  std::vector<int64_t> index(out_shape.size(), 0);
+  for (size_t n = 0; n < out.data.size(); ++n) {
+    int64_t o = 0;
+    for (size_t i = 0; i < index.size(); ++i) o += index[i] * in_strides[static_cast<size_t>(perm[i])];
+    out.data[n] = x.data[static_cast<size_t>(o)];
+    for (size_t i = index.size(); i-- > 0;) {
+      if (++index[i] < out_shape[i]) break;
+      index[i] = 0;
+    }
+  }
+  return out;
+}
+
+Array transpose_last(const Array& w) {
+  std::vector<int> perm(w.shape.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  return permute(w, perm);
+}
+
+Array linear(const Array& x, const Array& w, const Array* b) {
+  Array y = matmul(x, transpose_last(w));
+  if (b) y = elementwise({&y, b}, y.shape, [](const float* v) { return v[0] + v[1]; });
+  return y;
+}
+
+Array normalize(const Array& x, const Array* w, const Array* b, float eps, bool center) {
+  Array out = x;
+  const int64_t n = x.shape.back();
+  for (int64_t r = 0; r < x.size() / n; ++r) {
+    const float* p = &x.data[static_cast<size_t>(r * n)];
+    double mean = 0, sq = 0;
+    if (center) {
+      for (int64_t i = 0; i < n; ++i) mean += p[i];
+      mean /= static_cast<double>(n);
+    }
+    for (int64_t i = 0; i < n; ++i) sq += (p[i] - mean) * (p[i] - mean);
+    const double rstd = 1.0 / std::sqrt(sq / static_cast<double>(n) + eps);
+    for (int64_t i = 0; i < n; ++i) {
+      double v = (p[i] - mean) * rstd;
+      if (w) v *= w->data[static_cast<size_t>(i)];
+      if (b) v += b->data[static_cast<size_t>(i)];
+      out.data[static_cast<size_t>(r * n + i)] = static_cast<float>(v);
+    }
+  }
+  return out;
+}
+
+Array attention(const Array& q, const Array& k, const Array& v, float scale) {
+  const size_t r = q.shape.size();
+  const int64_t hq = q.shape[r - 3], hkv = k.shape[r - 3], group = hq / hkv;
+  // Repeat each key/value head for its query heads (grouped-query attention).
+  auto repeat = [&](const Array& t) {
+    Shape s = t.shape;
+    s[r - 3] = hq;
+    Array out{s, std::vector<float>(static_cast<size_t>(t.size() * group))};
+    const int64_t inner = t.shape[r - 2] * t.shape[r - 1];
+    const int64_t batches = t.size() / (hkv * inner);
+    for (int64_t b = 0; b < batches; ++b) {
+      for (int64_t h = 0; h < hq; ++h) {
+        std::copy_n(&t.data[static_cast<size_t>((b * hkv + h / group) * inner)], inner, &out.data[static_cast<size_t>((b * hq + h) * inner)]);
+      }
+    }
+    return out;
+  };
+  const Array kr = repeat(k), vr = repeat(v);
+  Array scores = matmul(q, transpose_last(kr));
+  for (auto& s : scores.data) s *= scale;
+  return matmul(softmax(scores, static_cast<int>(r - 1)), vr);
+}
+
+}  // namespace
+
+HostValues evaluate_graph(const Graph& g, const HostValues& inputs) {
+  std::vector<Array> values(g.tensors.size());
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const Tensor& tensor = g.tensors[t];
+    if (tensor.role == Role::Constant) {
+      values[t] = {tensor.shape, std::vector<float>(static_cast<size_t>(tensor.elements()), tensor.value)};
+    } else if (tensor.role == Role::Input || tensor.role == Role::Weight) {
+      auto it = inputs.find(tensor.name);
+      if (it == inputs.end()) fail("", "reference evaluation", "no value for input '" + tensor.name + "'");
+      if (static_cast<int64_t>(it->second.size()) != tensor.elements()) fail("", "reference evaluation", "input '" + tensor.name + "' has the wrong size");
+      values[t] = {tensor.shape, it->second};
+    }
+  }
+  for (const auto& op : g.ops) {
+    const ModelOp* m = find_model_op(op.type);
+    const std::string where = g.describe(op);
+    std::vector<const Array*> in;
+    for (int t : op.inputs) in.push_back(&values[static_cast<size_t>(t)]);
+    const Tensor& out_t = g.tensors[static_cast<size_t>(op.outputs[0])];
+    Array out;
+    switch (m->kind) {
+      case ModelOpKind::Unary:
+        out = elementwise(in, out_t.shape, [&](const float* v) { return unary(op.type, v[0], op.attrs); });
+        break;
+      case ModelOpKind::Binary: {
+        Array scalar{{1}, {op.attrs.value("scalar", 0.0f)}};
+        if (in.size() == 1) in.push_back(&scalar);
+        out = elementwise(in, out_t.shape, [&](const float* v) { return binary(op.type, v[0], v[1]); });
+        break;
+      }
+      case ModelOpKind::Where:
+        out = elementwise(in, out_t.shape, [](const float* v) { return v[0] != 0 ? v[1] : v[2]; });
+        break;
+      case ModelOpKind::Reduction: {
+        const int dim = reduction_dims(op.attrs, in[0]->shape.size(), where)[0];
+        const int64_t n = in[0]->shape[static_cast<size_t>(dim)];
+        if (op.type == "sum") out = reduce(*in[0], dim, fold_sum);
+        if (op.type == "mean") out = reduce(*in[0], dim, [n](const float* p, int64_t c, int64_t s) { return fold_sum(p, c, s) / static_cast<float>(n); });
+        if (op.type == "amax") out = reduce(*in[0], dim, fold_max);
+        if (op.type == "amin") out = reduce(*in[0], dim, fold_min);
+        out.shape = out_t.shape;
+        break;
+      }
+      case ModelOpKind::Softmax:
+        out = softmax(*in[0], normalize_dim(op.attrs.value("dim", int64_t{-1}), in[0]->shape.size(), where));
+        break;
+      case ModelOpKind::LayerNorm:
+        out = normalize(*in[0], in.size() > 1 ? in[1] : nullptr, in.size() > 2 ? in[2] : nullptr, op.attrs.value("eps", 1e-5f), true);
+        break;
+      case ModelOpKind::RmsNorm:
+        out = normalize(*in[0], in.size() > 1 ? in[1] : nullptr, nullptr, op.attrs.value("eps", 1e-6f), false);
+        break;
+      case ModelOpKind::Matmul:
+        out = matmul(*in[0], *in[1]);
+        break;
+      case ModelOpKind::Linear:
+        out = linear(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr);
+        break;
+      case ModelOpKind::SwigluMlp: {
+        const Array gate = linear(*in[0], *in[1], nullptr), up = linear(*in[0], *in[2], nullptr);
+        const Array h = elementwise({&gate, &up}, gate.shape, [](const float* v) { return v[0] * sigmoid(v[0]) * v[1]; });
+        out = linear(h, *in[3], nullptr);
+        break;
+      }
+      case ModelOpKind::Attention:
+        out = attention(*in[0], *in[1], *in[2], op.attrs.value("scale", 1.0f / std::sqrt(static_cast<float>(in[0]->shape.back()))));
+        break;
+      case ModelOpKind::View: {
+        const Array& x = *in[0];
+        if (op.type == "transpose" || op.type == "permute") {
+          out = permute(x, view_permutation(op.attrs, op.type, x.shape.size(), where));
+        } else if (op.type == "slice") {
+          const int d = normalize_dim(op.attrs["dim"].get<int64_t>(), x.shape.size(), where);
+          const int64_t start = op.attrs["start"].get<int64_t>(), len = out_t.shape[static_cast<size_t>(d)];
+          const int64_t inner = strides_of(x.shape)[static_cast<size_t>(d)], n = x.shape[static_cast<size_t>(d)];
+          out.shape = out_t.shape;
+          for (int64_t o = 0; o < x.size() / (n * inner); ++o) {
+            const float* p = &x.data[static_cast<size_t>((o * n + start) * inner)];
+            out.data.insert(out.data.end(), p, p + len * inner);
+          }
+        } else {
+          out = {out_t.shape, x.data};  // reshape, view, unsqueeze, squeeze keep the element order
+        }
+        break;
+      }
+    }
+    out.shape = out_t.shape;
+    values[static_cast<size_t>(op.outputs[0])] = std::move(out);
+  }
+  HostValues result;
+  for (size_t t = 0; t < g.tensors.size(); ++t) result[g.tensors[t].name] = std::move(values[t].data);
+  return result;
+}
+
+}  // namespace spyre::compiler

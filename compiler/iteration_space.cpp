@@ -1,0 +1,132 @@
+#include "compiler/iteration_space.h"
+
+#include <algorithm>
+
+#include "runtime/error.h"
+
+namespace spyre::compiler {
+
+bool is_view_op(const std::string& type) { return type == "reshape" || type == "permute" || type == "slice"; }
+
+const OpInfo* device_op_info(const Op& op) { return is_view_op(op.type) ? nullptr : find_op(op.type); }
+
+int IterationSpace::find(const std::string& label) const {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i].label == label) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+namespace {
+
+// torch-spyre's INPUT_DIM_LABELS: all but the last dim, then "out".
+std::vector<std::string> pointwise_labels(size_t rank, const std::string& where) {
+  static const std::vector<std::string> leading = {"mb", "x", "y", "i", "j", "ki", "kj"};
+  if (rank == 0 || rank > leading.size() + 1) fail("", where, "tensors of rank " + std::to_string(rank) + " are not supported (1 to 8 dims)");
+  std::vector<std::string> labels(leading.begin(), leading.begin() + static_cast<long>(rank - 1));
+  labels.push_back("out");
+  return labels;
+}
+
+// torch-spyre's matmul labels: batch dims, then mb (M), out (N), in (K).
+std::vector<std::string> matmul_labels(size_t out_rank, const std::string& where) {
+  static const std::vector<std::string> all = {"ki", "kj", "y", "x", "mb", "out", "in"};
+  if (out_rank < 2 || out_rank + 1 > all.size()) fail("", where, "batchmatmul outputs of rank " + std::to_string(out_rank) + " are not supported (2 to 6 dims)");
+  return std::vector<std::string>(all.end() - static_cast<long>(out_rank + 1), all.end());
+}
+
+Operand aligned_operand(int tensor, size_t rank, size_t space_rank, bool output) {
+  Operand o;
+  o.tensor = tensor;
+  o.output = output;
+  for (size_t j = 0; j < rank; ++j) o.iter_of.push_back(static_cast<int>(space_rank - rank + j));
+  return o;
+}
+
+}  // namespace
+
+IterationSpace iteration_space(const Graph& g, const Op& op) {
+  const OpInfo* info = device_op_info(op);
+  const std::string where = g.describe(op);
+  if (!info) fail("", where, "'" + op.type + "' is not a device op");
+  auto shape_of = [&](int t) -> const Shape& { return g.tensors[static_cast<size_t>(t)].shape; };
+  IterationSpace s;
+  const int out = op.outputs[0];
+  if (info->kind == OpKind::Matmul) {
+    const Shape& c = shape_of(out);
+    const size_t n = c.size();
+    const auto labels = matmul_labels(n, where);
+    for (size_t i = 0; i < n; ++i) s.dims.push_back({labels[i], c[i], false});
+    const Shape& a = shape_of(op.inputs[0]);
+    s.dims.push_back({labels[n], a.back(), true});
+    const int m_dim = static_cast<int>(n) - 2, n_dim = static_cast<int>(n) - 1, k_dim = static_cast<int>(n);
+    auto operand = [&](int t, int second_last, int last) {
+      const size_t r = shape_of(t).size();
+      Operand o;
+      o.tensor = t;
+      for (size_t j = 0; j + 2 < r; ++j) o.iter_of.push_back(static_cast<int>(n - 2 - (r - 2) + j));
+      o.iter_of.push_back(second_last);
+      o.iter_of.push_back(last);
+      return o;
+    };
+    s.operands.push_back(operand(op.inputs[0], m_dim, k_dim));
+    s.operands.push_back(operand(op.inputs[1], k_dim, n_dim));
+    s.operands.push_back(aligned_operand(out, n, n, true));
+    return s;
+  }
+  // Pointwise ops iterate over the output, reductions over their input. An op
+  // working on a reduction's stick (layernormscale on exx2's statistics)
+  // spans the reduced dim, which its operands broadcast.
+  Shape space_shape = info->kind == OpKind::Reduction ? shape_of(op.inputs[0]) : shape_of(out);
+  if (op.attrs.contains("iteration_shape")) space_shape = op.attrs["iteration_shape"].get<Shape>();
+  const auto labels = pointwise_labels(space_shape.size(), where);
+  for (size_t i = 0; i < space_shape.size(); ++i) s.dims.push_back({labels[i], space_shape[i], false});
+  if (info->kind == OpKind::Reduction) {
+    const int dim = op.attrs.at("dim").get<int>();
+    s.dims[static_cast<size_t>(dim)].reduction = true;
+  }
+  for (int t : op.inputs) s.operands.push_back(aligned_operand(t, shape_of(t).size(), space_shape.size(), false));
+  s.operands.push_back(aligned_operand(out, shape_of(out).size(), space_shape.size(), true));
+  return s;
+}
+
+DimScaleKind operand_scale(const Graph& g, const IterationSpace& space, const Operand& o, int j) {
+  const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+  const int64_t size = t.shape[static_cast<size_t>(j)];
+  const int64_t iter_size = space.dims[static_cast<size_t>(o.iter_of[static_cast<size_t>(j)])].size;
+  if (size == iter_size || size != 1) return DimScaleKind::Normal;
+  return j == t.layout.stick ? DimScaleKind::BroadcastStick : DimScaleKind::Broadcast;
+}
+
+std::vector<int64_t> split_units(const Graph& g, const IterationSpace& space) {
+  std::vector<int64_t> per_stick(space.dims.size(), 0);
+  for (const auto& o : space.operands) {
+    const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+    const int stick = t.layout.stick;
+    if (stick < 0 || operand_scale(g, space, o, stick) != DimScaleKind::Normal) continue;
+    int64_t& e = per_stick[static_cast<size_t>(o.iter_of[static_cast<size_t>(stick)])];
+    e = std::max(e, stick_elems(t.dtype));
+  }
+  std::vector<int64_t> units;
+  for (size_t i = 0; i < space.dims.size(); ++i) {
+    const int64_t n = space.dims[i].size, e = per_stick[i];
+    units.push_back(e == 0 ? n : (n % e == 0 ? n / e : 1));
+  }
+  return units;
+}
+
+int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand& o, const std::vector<int64_t>& slices) {
+  const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+  const int64_t se = stick_elems(t.dtype);
+  const LayoutGeometry geo = layout_geometry(t.shape, t.layout, se, 128 / se);
+  int64_t span = 128;
+  for (size_t j = 0; j < t.shape.size(); ++j) {
+    if (operand_scale(g, space, o, static_cast<int>(j)) != DimScaleKind::Normal) continue;
+    const int64_t extent = t.shape[j] / slices[static_cast<size_t>(o.iter_of[j])];
+    const int64_t units = static_cast<int>(j) == t.layout.stick ? (extent + se - 1) / se : extent;
+    span += (units - 1) * geo.stride[j];
+  }
+  return span;
+}
+
+}  // namespace spyre::compiler

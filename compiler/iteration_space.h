@@ -1,0 +1,61 @@
+#pragma once
+// The iteration space of a device op (one SuperDSC): its loop dimensions with
+// torch-spyre's labels and sizes, and how every operand's dimensions run along
+// them. Work division, span reduction and codegen all read it.
+//
+// Labels follow torch-spyre's codegen: pointwise ops and reductions iterate
+// over the output (input for reductions) dims labelled mb, x, y, i, j, ki, kj
+// with the last dim "out"; batchmatmul labels its dims ... y, x, mb (M), out
+// (N), in (K), batch dims outermost.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/graph.h"
+#include "runtime/op_catalog.h"
+
+namespace spyre::compiler {
+
+// View ops alias their input's bytes; every other device op is an SDSC.
+bool is_view_op(const std::string& type);
+// The catalog entry of a device op; nullptr for views.
+const OpInfo* device_op_info(const Op& op);
+
+struct IterDim {
+  std::string label;
+  int64_t size = 1;
+  bool reduction = false;  // reduced (reductions) or contracted (matmul K)
+};
+
+struct Operand {
+  int tensor = -1;
+  bool output = false;
+  std::vector<int> iter_of;  // per tensor dim: the iteration dim it runs along
+};
+
+enum class DimScaleKind { Normal = 1, Broadcast = -1, BroadcastStick = -2 };
+
+struct IterationSpace {
+  std::vector<IterDim> dims;       // N_ order
+  std::vector<Operand> operands;   // labeledDs_ order: inputs, then the output
+  int find(const std::string& label) const;
+};
+
+IterationSpace iteration_space(const Graph& graph, const Op& op);
+
+// scale_ of an operand's tensor dim: broadcast where the tensor has size 1
+// but the iteration dim does not.
+DimScaleKind operand_scale(const Graph& graph, const IterationSpace& space, const Operand& operand, int tensor_dim);
+
+// Per iteration dim: the count of units a split may divide — sticks when the
+// dim is the stick of an operand that spans it (using the largest
+// elements-per-stick among those operands), elements otherwise. A stick dim
+// that is not a whole number of sticks is one unit: it cannot be split.
+std::vector<int64_t> split_units(const Graph& graph, const IterationSpace& space);
+
+// Per-core byte span of an operand under the given slices per iteration dim:
+// from its first to its last stick, plus that stick.
+int64_t per_core_span(const Graph& graph, const IterationSpace& space, const Operand& operand, const std::vector<int64_t>& slices);
+
+}  // namespace spyre::compiler

@@ -1,0 +1,114 @@
+// Work distribution (torch-spyre's work_distribution pass, seed 001): starting
+// from the splits span reduction committed, give the remaining cores to the
+// output dims in decreasing order of their stick-adjusted size, each taking
+// core_split(units, remaining) — the largest divisor of its units that is at
+// most the cores left — and then to at most one reduction dim (matmul's K
+// among them): the one with the largest core_split of what remains, unless span
+// reduction already split a reduction dim. --split overrides all of it per op.
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "compiler/iteration_space.h"
+#include "compiler/passes.h"
+#include "runtime/error.h"
+
+namespace spyre::compiler {
+
+int64_t core_split(int64_t units, int64_t cores) {
+  for (int64_t c = std::min(units, cores); c > 1; --c) {
+    if (units % c == 0) return c;
+  }
+  return 1;
+}
+
+namespace {
+
+std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpace& space, const std::vector<int64_t>& units,
+                                const std::vector<int64_t>& minimum, const std::map<std::string, int64_t>& wanted, int cores) {
+  const std::string where = "--split " + g.tensors[static_cast<size_t>(op.outputs[0])].name;
+  std::vector<int64_t> slices(space.dims.size(), 1);
+  for (const auto& [label, n] : wanted) {
+    const int i = space.find(label);
+    if (i < 0) {
+      std::string labels;
+      for (const auto& d : space.dims) labels += (labels.empty() ? "" : ", ") + d.label;
+      fail("", where, op.type + " has no dim '" + label + "' (its dims: " + labels + ")");
+    }
+    const int64_t u = units[static_cast<size_t>(i)];
+    if (n < 1 || u % n != 0) {
+      const bool sticks = u != space.dims[static_cast<size_t>(i)].size;
+      fail("", where, "dim '" + label + "' has " + std::to_string(u) + (sticks ? " whole sticks" : " elements") + ", which " + std::to_string(n) +
+                          " slices do not divide");
+    }
+    slices[static_cast<size_t>(i)] = n;
+  }
+  for (size_t i = 0; i < slices.size(); ++i) {
+    if (slices[i] % minimum[i] != 0) {
+      fail("", where, "dim '" + space.dims[i].label + "' needs a multiple of " + std::to_string(minimum[i]) + " slices to keep tensors within the per-core span limit");
+    }
+  }
+  const int64_t used = std::accumulate(slices.begin(), slices.end(), int64_t{1}, std::multiplies<>());
+  if (used > cores) fail("", where, "uses " + std::to_string(used) + " cores, more than the " + std::to_string(cores) + " available (--cores)");
+  return slices;
+}
+
+}  // namespace
+
+void distribute_work(Graph& g, const CompileOptions& options) {
+  std::map<std::string, bool> override_used;
+  for (const auto& [name, s] : options.split_overrides) override_used[name] = false;
+  for (Op& op : g.ops) {
+    if (!device_op_info(op)) continue;
+    const IterationSpace space = iteration_space(g, op);
+    const std::vector<int64_t> units = split_units(g, space);
+    std::vector<int64_t> slices(space.dims.size(), 1);
+    for (const auto& [label, n] : op.span_splits) slices[static_cast<size_t>(space.find(label))] = n;
+    auto wanted = options.split_overrides.find(g.tensors[static_cast<size_t>(op.outputs[0])].name);
+    if (wanted != options.split_overrides.end()) {
+      override_used[wanted->first] = true;
+      slices = overridden(g, op, space, units, slices, wanted->second, options.cores);
+    } else {
+      int64_t remaining = options.cores / std::accumulate(slices.begin(), slices.end(), int64_t{1}, std::multiplies<>());
+      bool reduction_split = false;
+      std::vector<size_t> outputs;
+      for (size_t i = 0; i < space.dims.size(); ++i) {
+        if (space.dims[i].reduction) {
+          reduction_split = reduction_split || slices[i] > 1;
+        } else if (slices[i] == 1) {
+          outputs.push_back(i);
+        }
+      }
+      std::stable_sort(outputs.begin(), outputs.end(), [&](size_t a, size_t b) { return units[a] > units[b]; });
+      for (size_t i : outputs) {
+        slices[i] = core_split(units[i], remaining);
+        remaining /= slices[i];
+      }
+      if (!reduction_split) {
+        size_t best = space.dims.size();
+        int64_t best_split = 1;
+        for (size_t i = 0; i < space.dims.size(); ++i) {
+          if (!space.dims[i].reduction) continue;
+          const int64_t s = core_split(units[i], remaining);
+          if (s > best_split) {
+            best = i;
+            best_split = s;
+          }
+        }
+        if (best < space.dims.size()) slices[best] = best_split;
+      }
+    }
+    op.splits.clear();
+    op.cores = 1;
+    for (size_t i = 0; i < slices.size(); ++i) {
+      op.splits[space.dims[i].label] = slices[i];
+      op.cores *= static_cast<int>(slices[i]);
+    }
+  }
+  for (const auto& [name, used] : override_used) {
+    if (!used) fail("", "--split " + name, "no device op writes a tensor named '" + name + "' (the decisions table lists each op's output)");
+  }
+}
+
+}  // namespace spyre::compiler

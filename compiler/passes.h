@@ -1,0 +1,61 @@
+#pragma once
+// The compiler's passes, in pipeline order (torch-spyre's order and reasons,
+// seeds 001/002/004): decompositions, dead-code elimination, layout
+// propagation, restickify insertion, span reduction, work distribution, LX
+// planning, memory planning. Each lives in its own pass_*.cpp.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/graph.h"
+
+namespace spyre::compiler {
+
+enum class HbmPlacement {
+  Arguments,  // each host-visible tensor its own kernel argument, intermediates in a pool (torch-spyre's runtime)
+  Packed,     // every tensor in argument segment 0, one after another (the seed's abs example)
+};
+
+struct CompileOptions {
+  int cores = 32;  // SENCORES: 1..32
+  // --split: output tensor name of a device op -> iteration dim label -> slices.
+  std::map<std::string, std::map<std::string, int64_t>> split_overrides;
+  HbmPlacement placement = HbmPlacement::Arguments;
+  int64_t span_limit_bytes = int64_t{256} << 20;  // per-core addressable device memory
+  int max_arguments = 7;                          // argument segments per bundle (segment 7 holds the program)
+  int64_t segment_bytes = int64_t{1} << 34;       // 16 GiB per argument segment
+};
+
+// 1. Model ops -> device ops (SuperDSC opFuncNames) and views; scalars become
+// size-1 constant tensors.
+void decompose(Graph& graph);
+// 1b. Removes ops whose results nothing uses.
+void eliminate_dead_code(Graph& graph);
+
+// 2. Layout propagation: gives every tensor a device layout and records each
+// place where an operand must first be copied into another layout.
+struct LayoutCopy {
+  int op = -1;     // the op (index into graph.ops) whose input needs the copy
+  int input = -1;  // which input
+  Layout layout;   // the layout it needs
+};
+std::vector<LayoutCopy> propagate_layouts(Graph& graph);
+// 3. Inserts the ReStickifyOpHBM (or identity) ops those copies need.
+void insert_restickify(Graph& graph, const std::vector<LayoutCopy>& copies);
+
+// 4. Span reduction: the minimum splits that keep every tensor's per-core span
+// within the limit.
+void reduce_spans(Graph& graph, const CompileOptions& options);
+// 5. Work distribution over the cores.
+void distribute_work(Graph& graph, const CompileOptions& options);
+// The largest divisor of `units` that is at most `cores`.
+int64_t core_split(int64_t units, int64_t cores);
+
+// 6. LX scratchpad planning (the next issue fills it; today every tensor stays in HBM).
+void plan_scratchpad(Graph& graph, const CompileOptions& options);
+// 7. HBM buffers, offsets, and the split into bundles of at most max_arguments arguments.
+void plan_memory(Graph& graph, const CompileOptions& options);
+
+}  // namespace spyre::compiler

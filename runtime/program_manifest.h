@@ -1,0 +1,54 @@
+#pragma once
+// program.json: the manifest `spyre-sim compile` writes next to its bundles
+// (docs/program-format.md). It names the buffers each bundle's argument
+// segments are bound to, and every tensor the SDSCs touch: its name, role,
+// shape, dtype and device layout, so `run` binds .npy files by tensor name
+// and runs several bundles against one device memory.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/data_format.h"
+
+namespace spyre {
+
+struct ManifestBundle {
+  std::string dir;                     // relative to the program directory ("." for the top)
+  std::vector<std::string> arguments;  // buffer bound to argument segment i
+};
+
+struct ManifestBuffer {
+  std::string name;
+  int64_t bytes = 0;
+};
+
+struct ManifestTensor {
+  std::string name;
+  std::string role;        // input, weight, output, constant, intermediate
+  DataFormat format = DataFormat::Dl16;
+  std::vector<int64_t> shape;       // device-side logical shape
+  std::vector<int64_t> host_shape;  // what the host sees (empty: shape)
+  std::string storage;     // the tensor owning the bytes (itself unless a view)
+  int buffer = 0;          // index into buffers
+  int64_t offset = 0;      // byte offset in the buffer
+  std::vector<int> order;  // logical dims, innermost first
+  int stick = 0;           // logical dim forming the sticks
+  std::optional<float> value;  // constants
+};
+
+struct ProgramManifest {
+  std::string file;
+  std::string name;
+  int64_t segment_bytes = 0;
+  std::vector<ManifestBundle> bundles;
+  std::vector<ManifestBuffer> buffers;
+  std::vector<ManifestTensor> tensors;
+  int find_buffer(const std::string& name) const;  // -1 when absent
+};
+
+// Reads and validates program.json; errors name the file and JSON path.
+ProgramManifest read_program_manifest(const std::string& path);
+
+}  // namespace spyre
