@@ -7,15 +7,22 @@ namespace spyre::compiler {
 Graph compile(const Graph& model, const CompileOptions& options) {
   if (options.cores < 1 || options.cores > 32) fail("", "--cores", "must be 1 to 32 (SENCORES), got " + std::to_string(options.cores));
   Graph g = model;
-  decompose(g);
-  eliminate_dead_code(g);
-  const std::vector<LayoutCopy> copies = propagate_layouts(g);
-  insert_restickify(g, copies);
-  reduce_spans(g, options);
-  distribute_work(g, options);
-  plan_scratchpad(g, options);
-  plan_memory(g, options);
-  if (g.bundles.empty()) fail("", g.name, "the graph computes nothing on the device (no ops reach an output)");
+  try {
+    decompose(g);
+    eliminate_dead_code(g);
+    const std::vector<LayoutCopy> copies = propagate_layouts(g);
+    insert_restickify(g, copies);
+    reduce_spans(g, options);
+    distribute_work(g, options);
+    plan_scratchpad(g, options);
+    plan_memory(g, options);
+  } catch (const SpyreError& e) {
+    // Pass errors name the op; say which graph it is in.
+    const std::string message = e.what();
+    if (model.source.empty() || message.rfind(model.source, 0) == 0 || message.rfind("--", 0) == 0) throw;
+    throw SpyreError(model.source + ": " + message);
+  }
+  if (g.bundles.empty()) fail(model.source, g.name, "the graph computes nothing on the device (no op reaches an output)");
   return g;
 }
 

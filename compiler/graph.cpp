@@ -168,7 +168,7 @@ void validate_graph(Graph& g, const std::string& where) {
       if (in.shape.empty()) fail(where, name, "input '" + in.name + "' has no shape");
       shapes.push_back(in.shape);
     }
-    const Shape out_shape = infer_shape(*m, shapes, op.attrs, name);
+    const Shape out_shape = infer_shape(*m, shapes, op.attrs, where.empty() ? name : where + ": " + name);
     Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
     if (out.shape.empty()) {
       out.shape = out_shape;
@@ -188,6 +188,7 @@ void validate_graph(Graph& g, const std::string& where) {
 namespace {
 
 std::vector<int> tensor_refs(Graph& g, const JsonNode& list, bool outputs) {
+  if (!list.is_array()) list.error("expected an array of tensor names");
   std::vector<int> refs;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string name = list.element(i).as_string();
@@ -212,6 +213,7 @@ Graph parse_graph(const Json& document, const std::string& file) {
   Graph g;
   g.name = root.find("name") ? root.at("name").as_string() : "graph";
   JsonNode tensors = root.at("tensors");
+  if (!tensors.is_array()) tensors.error("expected an array");
   for (size_t i = 0; i < tensors.size(); ++i) {
     JsonNode node = tensors.element(i);
     Tensor t;
@@ -229,6 +231,7 @@ Graph parse_graph(const Json& document, const std::string& file) {
     g.add_tensor(t);
   }
   JsonNode ops = root.at("ops");
+  if (!ops.is_array()) ops.error("expected an array");
   for (size_t i = 0; i < ops.size(); ++i) {
     JsonNode node = ops.element(i);
     Op op;
@@ -241,6 +244,7 @@ Graph parse_graph(const Json& document, const std::string& file) {
     g.ops.push_back(op);
   }
   validate_graph(g, file);
+  g.source = file;
   return g;
 }
 

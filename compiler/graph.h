@@ -79,6 +79,7 @@ struct BundlePlan {
 
 struct Graph {
   std::string name;
+  std::string source;  // the graph file or "workload NAME", for messages
   std::vector<Tensor> tensors;
   std::vector<Op> ops;
   std::vector<Buffer> buffers;      // memory planning

@@ -7,6 +7,8 @@
 //   tier 1: among counts that fit the limit within the core budget, the one
 //           with the largest span (fewest cores);
 //   tier 2: if none fits, the one with the smallest span, and go on inward.
+// (A count that fits only beyond the core budget ends the search with an
+// error saying how many cores the tensor needs.)
 // At most one reduction variable may be split this way.
 
 #include <string>
@@ -41,26 +43,29 @@ void reduce_spans(Graph& g, const CompileOptions& options) {
       for (auto d = t.layout.order.rbegin(); d != t.layout.order.rend(); ++d) {
         if (operand_scale(g, space, operand, *d) != DimScaleKind::Normal) continue;
         const size_t i = static_cast<size_t>(operand.iter_of[static_cast<size_t>(*d)]);
-        int64_t tier1 = 0, tier1_span = -1, tier2 = 0, tier2_span = -1;
+        int64_t within = 0, within_span = -1, fits = 0, fits_span = -1, least = 0, least_span = -1;
         for (int64_t c = slices[i]; c <= units[i]; ++c) {
           if (units[i] % c != 0) continue;
           std::vector<int64_t> trial = slices;
           trial[i] = c;
           const int64_t span = per_core_span(g, space, operand, trial);
-          if (span <= options.span_limit_bytes && product(trial) <= options.cores && span > tier1_span) {
-            tier1 = c;
-            tier1_span = span;
+          if (span <= options.span_limit_bytes && span > fits_span) {
+            fits = c;
+            fits_span = span;
+            if (product(trial) <= options.cores) {
+              within = c;
+              within_span = span;
+            }
           }
-          if (tier2_span < 0 || span < tier2_span) {
-            tier2 = c;
-            tier2_span = span;
+          if (least_span < 0 || span < least_span) {
+            least = c;
+            least_span = span;
           }
         }
-        if (tier1 > 0) {
-          slices[i] = tier1;
-          break;
-        }
-        slices[i] = tier2;
+        // A count that fits beyond the core budget is kept too, so the error
+        // below can say how many cores the tensor needs.
+        slices[i] = within > 0 ? within : fits > 0 ? fits : least;
+        if (within > 0 || fits > 0) break;
       }
       const int64_t span = per_core_span(g, space, operand, slices);
       if (span > options.span_limit_bytes) {

@@ -51,7 +51,8 @@ class Builder {
   }
 
   Graph finish() {
-    validate_graph(g_, "workload " + g_.name);
+    g_.source = "workload " + g_.name;
+    validate_graph(g_, g_.source);
     return std::move(g_);
   }
 

@@ -1,0 +1,190 @@
+// The front end and the passes: graph validation errors, decompositions,
+// layout propagation and restickify insertion, memory planning.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "compiler/compile_job.h"
+#include "compiler/compiler.h"
+#include "compiler/iteration_space.h"
+#include "compiler/workloads.h"
+#include "test_support.h"
+
+namespace spyre::compiler {
+namespace {
+
+std::string graph_error(const std::string& text) {
+  return test::error_of([&] { parse_graph(Json::parse(text), "g.json"); });
+}
+
+TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
+  const std::string x = R"({"name": "x", "shape": [4, 64], "role": "input"})";
+  const std::string y = R"({"name": "y", "role": "output"})";
+  auto graph = [&](const std::string& tensors, const std::string& ops) { return R"({"tensors": [)" + tensors + R"(], "ops": [)" + ops + "]}"; };
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "frobnicate", "inputs": ["x"], "outputs": ["y"]})")),
+            "g.json: $.ops[0] frobnicate 'y': unsupported op 'frobnicate'");
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["z"], "outputs": ["y"]})")), "g.json: $.ops[0].inputs[0]: unknown tensor 'z'");
+  EXPECT_EQ(graph_error(graph(R"({"name": "x", "shape": [4, 64], "dtype": "int8", "role": "input"})", "")),
+            "g.json: $.tensors[0].dtype: unsupported dtype 'int8' (the device has float16, bfloat16, float32)");
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["x"], "outputs": ["y"], "attrs": {"alpha": 1}})")),
+            "g.json: $.ops[0] abs 'y': abs does not take attribute 'alpha'");
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "softmax", "inputs": ["x"], "outputs": ["y"], "attrs": {"dim": 2}})")),
+            "g.json: $.ops[0] softmax 'y': dim 2 is out of range for rank 2");
+  EXPECT_EQ(graph_error(graph(x + "," + R"({"name": "w", "shape": [64, 32], "role": "weight"})" + "," + y,
+                              R"({"op": "matmul", "inputs": ["w", "x"], "outputs": ["y"]})")),
+            "g.json: $.ops[0] matmul 'y': matmul inner dimensions differ: (64, 32) @ (4, 64)");
+  EXPECT_EQ(graph_error(graph(x + R"(, {"name": "a"}, {"name": "b"},)" + y,
+                              R"({"op": "add", "inputs": ["x", "b"], "outputs": ["a"]}, {"op": "abs", "inputs": ["a"], "outputs": ["b"]},
+                                 {"op": "abs", "inputs": ["b"], "outputs": ["y"]})")),
+            "g.json: $.ops[0] add 'a': is part of a cycle: it depends on its own output");
+  EXPECT_EQ(graph_error(graph(x + R"(, {"name": "a"},)" + y, R"({"op": "abs", "inputs": ["a"], "outputs": ["y"]})")),
+            "g.json: $.ops[0] abs 'y': reads 'a', which no op produces and which is not a graph input, weight or constant");
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["x"], "outputs": ["x"]})")),
+            "g.json: $.ops[0] abs 'x': writes 'x', which is a graph input");
+  EXPECT_EQ(graph_error(R"({"tensors": {}, "ops": []})"), "g.json: $.tensors: expected an array");
+}
+
+TEST(GraphFormat, MixedDtypesAndDeadInputsAreCompileErrors) {
+  const Graph mixed = parse_graph(Json::parse(R"({"tensors": [
+      {"name": "a", "shape": [4, 64], "role": "input"}, {"name": "b", "shape": [4, 64], "dtype": "float32", "role": "input"},
+      {"name": "y", "role": "output"}], "ops": [{"op": "add", "inputs": ["a", "b"], "outputs": ["y"]}]})"),
+                                  "g.json");
+  EXPECT_EQ(test::error_of([&] { compile(mixed, {}); }), "g.json: $.ops[0] add 'y': mixes float16 and float32 operands; give every operand one dtype");
+  const Graph view_only = parse_graph(Json::parse(R"({"tensors": [{"name": "a", "shape": [4, 64], "role": "input"}, {"name": "y", "role": "output"}],
+      "ops": [{"op": "reshape", "inputs": ["a"], "outputs": ["y"], "attrs": {"shape": [256]}}]})"),
+                                      "g.json");
+  EXPECT_EQ(test::error_of([&] { compile(view_only, {}); }), "g.json: tensor 'y': is a graph output but only a view of input 'a'; the device computes nothing for it");
+}
+
+std::vector<std::string> device_ops(const Graph& g) {
+  std::vector<std::string> out;
+  for (const auto& op : g.ops) {
+    if (!is_view_op(op.type)) out.push_back(op.type);
+  }
+  return out;
+}
+
+Graph workload(const std::string& name, std::vector<int64_t> shape, int64_t dim = -1, int cores = 32) {
+  WorkloadParams p;
+  p.shape = std::move(shape);
+  p.dim = dim;
+  CompileOptions o;
+  o.cores = cores;
+  return compile(build_workload(name, p), o);
+}
+
+TEST(Decompose, CompositeOpsBecomeSdscOpsAsTorchSpyreLowersThem) {
+  EXPECT_EQ(device_ops(workload("softmax", {64, 256})), (std::vector<std::string>{"max", "sub", "exp", "sum", "realdiv"}));
+  // Softmax over rows reduces a non-stick dim.
+  EXPECT_EQ(device_ops(workload("softmax", {64, 256}, 0)), (std::vector<std::string>{"maxnonstick", "sub", "exp", "sumnonstick", "realdiv"}));
+  EXPECT_EQ(device_ops(workload("layernorm", {64, 256})), (std::vector<std::string>{"exx2", "layernormscale", "layernormnorm"}));
+  EXPECT_EQ(device_ops(workload("rmsnorm", {64, 256})), (std::vector<std::string>{"exx2_zeromean", "layernormscale", "layernormnorm"}));
+  EXPECT_EQ(device_ops(workload("linear", {64, 128, 256})), (std::vector<std::string>{"batchmatmul", "add"}));
+  EXPECT_EQ(device_ops(workload("mlp", {64, 128, 256})), (std::vector<std::string>{"batchmatmul", "batchmatmul", "silu", "mul", "batchmatmul"}));
+  // mean carries 1/N as a constant; clamp its bounds.
+  const Graph mean = workload("mean", {64, 256});
+  EXPECT_FLOAT_EQ(mean.ops[0].attrs["constants"]["scaling_factor"].get<float>(), 1.0f / 256);
+}
+
+TEST(Decompose, ScalarsBecomeSizeOneConstants) {
+  const Graph g = compile(parse_graph(Json::parse(R"({"tensors": [{"name": "x", "shape": [4, 64], "role": "input"}, {"name": "y", "role": "output"}],
+      "ops": [{"op": "mul", "inputs": ["x"], "outputs": ["h"], "attrs": {"scalar": 0.5}},
+              {"op": "add", "inputs": ["h"], "outputs": ["y"], "attrs": {"scalar": 0.5}}]})"),
+                                      "g.json"),
+                          {});
+  const int c = g.find("const.0.5");
+  ASSERT_GE(c, 0);
+  EXPECT_EQ(g.tensors[static_cast<size_t>(c)].shape, (Shape{1}));
+  EXPECT_EQ(g.tensors[static_cast<size_t>(c)].role, Role::Constant);
+  // One constant serves both ops.
+  EXPECT_EQ(g.ops[0].inputs[1], c);
+  EXPECT_EQ(g.ops[1].inputs[1], c);
+}
+
+TEST(Layouts, ConsumersChooseFreeLayoutsSoNoCopyIsNeeded) {
+  // Attention reads K^T with its sticks along the keys. K is a graph input,
+  // free to be laid out that way: no restickify.
+  WorkloadParams p;
+  p.shape = {1, 8, 128, 64};
+  p.kv_heads = 2;
+  const Graph attention = compile(build_workload("attention", p), {});
+  EXPECT_EQ(attention.tensors[static_cast<size_t>(attention.find("k"))].layout.stick, 2);
+  for (const auto& op : attention.ops) EXPECT_FALSE(op.inserted) << op.type;
+  // The linear weight W (out, in) is stored with its sticks along `out`, so
+  // its transposed view is batchmatmul's KERNEL as it is.
+  const Graph linear = workload("linear", {64, 128, 256});
+  EXPECT_EQ(linear.tensors[static_cast<size_t>(linear.find("weight"))].layout.stick, 0);
+}
+
+TEST(Layouts, RestickifyWhereAProducerFixedTheOtherStick) {
+  // In the decoder, K comes out of a linear with its sticks along head_dim
+  // (N); K^T needs them along the keys: one ReStickifyOpHBM.
+  WorkloadParams p;
+  p.seq = 64;
+  p.hidden = 256;
+  p.heads = 4;
+  p.kv_heads = 2;
+  p.intermediate = 512;
+  const Graph g = compile(build_workload("decoder", p), {});
+  int inserted = 0;
+  for (const auto& op : g.ops) {
+    if (!op.inserted) continue;
+    ++inserted;
+    EXPECT_EQ(op.type, "ReStickifyOpHBM");
+    EXPECT_EQ(g.tensors[static_cast<size_t>(op.inputs[0])].name, "attn.kT.grouped");
+    EXPECT_EQ(op.origin, "attention 'attn'");
+  }
+  EXPECT_EQ(inserted, 1);
+}
+
+TEST(MemoryPlanning, HostTensorsAreArgumentsIntermediatesShareAPool) {
+  const Graph g = workload("softmax", {64, 256});
+  ASSERT_EQ(g.bundles.size(), 1u);
+  std::vector<std::string> args;
+  for (int b : g.bundles[0].arguments) args.push_back(g.buffers[static_cast<size_t>(b)].name);
+  EXPECT_EQ(args, (std::vector<std::string>{"x", "pool", "y"}));
+  // Four intermediates, 128-byte aligned one after another: max and sum
+  // (64 rows x one stick) and sub and exp (64 x 4 sticks).
+  EXPECT_EQ(g.buffers[static_cast<size_t>(g.bundles[0].arguments[1])].bytes, 2 * 8192 + 2 * 32768);
+}
+
+TEST(MemoryPlanning, BundlesBindAtMostSevenArguments) {
+  WorkloadParams p;
+  p.seq = 64;
+  p.hidden = 256;
+  p.heads = 4;
+  p.kv_heads = 2;
+  p.intermediate = 512;
+  const Graph g = compile(build_workload("decoder", p), {});
+  ASSERT_EQ(g.bundles.size(), 2u);
+  for (const auto& b : g.bundles) EXPECT_LE(b.arguments.size(), 7u);
+  // Packed placement needs a single argument, so a single bundle.
+  CompileOptions packed;
+  packed.placement = HbmPlacement::Packed;
+  EXPECT_EQ(compile(build_workload("decoder", p), packed).bundles.size(), 1u);
+}
+
+TEST(CompileJob, WritesNothingWhenCompilationFails) {
+  test::TempDir dir;
+  CompileJob job;
+  job.workload = "abs";
+  job.params.shape = {8, int64_t{1} << 25};
+  job.options.cores = 1;
+  job.output_dir = dir.file("out");
+  job.emit_io_dir = dir.file("io");
+  EXPECT_NE(test::error_of([&] { run_compile_job(job); }), "");
+  EXPECT_FALSE(std::filesystem::exists(job.output_dir));
+  EXPECT_FALSE(std::filesystem::exists(job.emit_io_dir));
+  // An existing directory that is not a compile output is never replaced.
+  std::filesystem::create_directories(dir.file("keep"));
+  test::write_text(dir.file("keep/notes.txt"), "mine");
+  job.params.shape = {4, 64};
+  job.output_dir = dir.file("keep");
+  EXPECT_EQ(test::error_of([&] { run_compile_job(job); }),
+            dir.file("keep") + ": exists and is not an earlier spyre-sim compile output (no program.json); refusing to replace it");
+  EXPECT_TRUE(std::filesystem::exists(dir.file("keep/notes.txt")));
+}
+
+}  // namespace
+}  // namespace spyre::compiler

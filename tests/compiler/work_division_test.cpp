@@ -1,0 +1,137 @@
+// Work division by the seed's rules (001): span reduction first, then cores to
+// output dims by decreasing stick-adjusted size, at most one reduction dim,
+// matmul K last; --split overrides.
+
+#include <gtest/gtest.h>
+
+#include "compiler/compiler.h"
+#include "compiler/passes.h"
+#include "compiler/workloads.h"
+#include "test_support.h"
+
+namespace spyre::compiler {
+namespace {
+
+using Splits = std::map<std::string, int64_t>;
+
+// Slices per dim of the device op writing `output` (dims with 1 slice left out).
+Splits splits_of(const Graph& g, const std::string& output, Splits* span = nullptr) {
+  for (const auto& op : g.ops) {
+    if (g.tensors[static_cast<size_t>(op.outputs[0])].name != output) continue;
+    Splits out;
+    for (const auto& [d, n] : op.splits) {
+      if (n > 1) out[d] = n;
+    }
+    if (span) *span = op.span_splits;
+    return out;
+  }
+  ADD_FAILURE() << "no op writes " << output;
+  return {};
+}
+
+Graph compiled(const std::string& workload, std::vector<int64_t> shape, int cores, int64_t dim = -1, DType dtype = DType::F16) {
+  WorkloadParams p;
+  p.shape = std::move(shape);
+  p.dim = dim;
+  p.dtype = dtype;
+  CompileOptions o;
+  o.cores = cores;
+  return compile(build_workload(workload, p), o);
+}
+
+TEST(CoreSplit, LargestDivisorWithinTheCores) {
+  EXPECT_EQ(core_split(200, 32), 25);
+  EXPECT_EQ(core_split(512, 32), 32);
+  EXPECT_EQ(core_split(7, 32), 7);
+  EXPECT_EQ(core_split(97, 32), 1);  // prime: no useful split
+  EXPECT_EQ(core_split(64, 1), 1);
+}
+
+TEST(WorkDivision, PointwiseGivesTheLargestOutputDimTheCoresFirst) {
+  EXPECT_EQ(splits_of(compiled("abs", {4, 64}, 2), "y"), (Splits{{"mb", 2}}));
+  // 512 rows beat 16 sticks.
+  EXPECT_EQ(splits_of(compiled("add", {512, 1024}, 32), "y"), (Splits{{"mb", 32}}));
+  // 16 sticks beat 4 rows: the sticks take 16 cores, the rows the remaining 2.
+  EXPECT_EQ(splits_of(compiled("add", {4, 1024}, 32), "y"), (Splits{{"mb", 2}, {"out", 16}}));
+  // 3-D: x (256) first, then nothing is left.
+  EXPECT_EQ(splits_of(compiled("add", {4, 256, 512}, 32), "y"), (Splits{{"x", 32}}));
+}
+
+TEST(WorkDivision, StickDimsSplitInWholeSticks) {
+  // 200 sticks on 32 cores: the largest divisor of 200 up to 32 is 25.
+  const Graph g = compiled("exp", {1, 12800}, 32);
+  EXPECT_EQ(splits_of(g, "y"), (Splits{{"out", 25}}));
+  // fp32 sticks hold 32 elements: 12800 fp32 elements are 400 sticks.
+  EXPECT_EQ(splits_of(compiled("exp", {1, 12800}, 32, -1, DType::F32), "y"), (Splits{{"out", 25}}));
+  // A stick dim that is not a whole number of sticks is not split at all.
+  EXPECT_EQ(splits_of(compiled("exp", {1, 100}, 32), "y"), Splits{});
+}
+
+TEST(WorkDivision, ReductionsSplitOutputDimsFirst) {
+  // Reducing the stick dim: all cores to the rows (torch-spyre's mean dump too).
+  EXPECT_EQ(splits_of(compiled("sum", {512, 1024}, 32), "y"), (Splits{{"mb", 32}}));
+  // Reducing rows of a 64-column tensor: the one output stick takes one core,
+  // the reduction dim takes the rest (at most one reduction dim).
+  EXPECT_EQ(splits_of(compiled("sum", {4096, 64}, 32, 0), "y"), (Splits{{"mb", 32}}));
+  // Output dims that can use every core leave the reduction alone.
+  EXPECT_EQ(splits_of(compiled("sum", {4096, 2048}, 32, 0), "y"), (Splits{{"out", 32}}));
+  // Output dims that use some cores leave the rest to the reduction: 4 sticks
+  // take 4 cores, the 4096 rows the remaining 8.
+  EXPECT_EQ(splits_of(compiled("amax", {4096, 256}, 32, 0), "y"), (Splits{{"mb", 8}, {"out", 4}}));
+}
+
+TEST(WorkDivision, MatmulSplitsKOnlyWhenOutputsCannotUseAllCores) {
+  // M = 64 rows alone use all 32 cores: K stays whole.
+  EXPECT_EQ(splits_of(compiled("matmul", {64, 4096, 64}, 32), "c"), (Splits{{"mb", 32}}));
+  // M = 8 and one N stick use 8 cores; K (64 sticks) takes the other 4.
+  EXPECT_EQ(splits_of(compiled("matmul", {8, 4096, 64}, 32), "c"), (Splits{{"in", 4}, {"mb", 8}}));
+  // bmm: mb (128) before x (8) before out (2 sticks).
+  EXPECT_EQ(splits_of(compiled("bmm", {8, 128, 256, 128}, 32), "c"), (Splits{{"mb", 32}}));
+}
+
+TEST(SpanReduction, ForcesTheMinimumSplitThenDistributes) {
+  // (8, 2^25) fp16 is 512 MiB; its outermost device dim is the stick index,
+  // so span reduction splits the sticks in 2 (256 MiB per core, the limit),
+  // and work distribution gives the 8 rows the cores left (16 / 2 = 8).
+  Splits span;
+  const Graph g = compiled("abs", {8, int64_t{1} << 25}, 32);
+  EXPECT_EQ(splits_of(g, "y", &span), (Splits{{"mb", 8}, {"out", 2}}));
+  EXPECT_EQ(span, (Splits{{"out", 2}}));
+  // With one core the split cannot happen.
+  EXPECT_EQ(test::error_of([] { compiled("abs", {8, int64_t{1} << 25}, 1); }),
+            "workload abs: abs 'y': keeping every tensor within the 256 MiB per-core span needs 2 cores, more than the 1 available (--cores)");
+}
+
+TEST(SpanReduction, ErrorWhenNoWholeStickSplitFits) {
+  // 2097169 sticks (a prime count) of one row: only 1 or 2097169 slices split
+  // it into whole sticks.
+  EXPECT_EQ(test::error_of([] { compiled("abs", {2097169 * 64}, 32); }),
+            "workload abs: abs 'y': keeping every tensor within the 256 MiB per-core span needs 2097169 cores, more than the 32 available (--cores)");
+}
+
+TEST(WorkDivision, OverridesPerOp) {
+  WorkloadParams p;
+  p.shape = {512, 1024};
+  CompileOptions o;
+  parse_split_override("y=mb:2,out:16", o);
+  EXPECT_EQ(splits_of(compile(build_workload("add", p), o), "y"), (Splits{{"mb", 2}, {"out", 16}}));
+
+  auto error = [&](const std::string& split, int cores = 32) {
+    CompileOptions bad;
+    bad.cores = cores;
+    return test::error_of([&] {
+      parse_split_override(split, bad);
+      compile(build_workload("add", p), bad);
+    });
+  };
+  EXPECT_EQ(error("y=out:3"), "--split y: dim 'out' has 16 whole sticks, which 3 slices do not divide");
+  EXPECT_EQ(error("y=mb:64"), "--split y: uses 64 cores, more than the 32 available (--cores)");
+  EXPECT_EQ(error("y=in:2"), "--split y: add has no dim 'in' (its dims: mb, out)");
+  EXPECT_EQ(error("z=mb:2"), "--split z: no device op writes a tensor named 'z' (the decisions table lists each op's output)");
+  EXPECT_EQ(error("y=mb"), "--split y=mb: 'mb' is not DIM:N");
+  EXPECT_EQ(error("y=mb:0"), "--split y=mb:0: '0' is not a positive slice count");
+  EXPECT_EQ(error("y=mb:2", 33), "--cores: must be 1 to 32 (SENCORES), got 33");
+}
+
+}  // namespace
+}  // namespace spyre::compiler

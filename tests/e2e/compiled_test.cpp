@@ -1,0 +1,174 @@
+// Compiled programs on the card model: every built-in workload compiles for
+// 1, 4 and 32 cores, runs, and matches the fp32 host reference within
+// DLFloat16 tolerance; the Granite-3.3-8B decoder layer runs in timing mode;
+// program.json manifests bind names, constants, several bundles.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "compiler/compile_job.h"
+#include "runtime/npy.h"
+#include "sim/run_bundle.h"
+#include "test_support.h"
+
+namespace spyre {
+namespace {
+
+namespace fs = std::filesystem;
+using compiler::CompileJob;
+using compiler::WorkloadParams;
+
+struct Case {
+  std::string workload;
+  std::vector<int64_t> shape;
+  int64_t dim = -1;
+  compiler::DType dtype = compiler::DType::F16;
+  std::string label;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const char* op : {"abs", "neg", "relu", "relu6", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "gelu", "silu", "mish",
+                         "softplus", "clamp", "clone", "add", "sub", "mul", "div", "maximum", "minimum"}) {
+    out.push_back({op, {64, 256}});
+  }
+  for (const char* op : {"sum", "mean", "amax", "amin", "softmax"}) {
+    out.push_back({op, {64, 256}, -1});
+    out.push_back({op, {64, 256}, 0, compiler::DType::F16, std::string(op) + "_rows"});
+  }
+  out.push_back({"add", {4, 64, 128}, -1, compiler::DType::F32, "add_fp32_3d"});
+  out.push_back({"softmax", {64, 256}, -1, compiler::DType::BF16, "softmax_bf16"});
+  out.push_back({"exp", {3, 100}, -1, compiler::DType::F16, "exp_partial_stick"});
+  out.push_back({"layernorm", {64, 256}});
+  out.push_back({"rmsnorm", {64, 256}});
+  out.push_back({"matmul", {64, 128, 256}});
+  out.push_back({"matmul", {8, 1024, 64}, -1, compiler::DType::F16, "matmul_ksplit"});
+  out.push_back({"linear", {64, 128, 256}});
+  out.push_back({"bmm", {4, 64, 128, 64}});
+  out.push_back({"mlp", {64, 128, 256}});
+  out.push_back({"attention", {1, 8, 64, 64}});
+  out.push_back({"decoder", {}});
+  return out;
+}
+
+class CompiledWorkload : public ::testing::TestWithParam<std::tuple<Case, int>> {};
+
+TEST_P(CompiledWorkload, MatchesTheHostReference) {
+  const auto& [c, cores] = GetParam();
+  test::TempDir dir;
+  CompileJob job;
+  job.workload = c.workload;
+  job.params.shape = c.shape;
+  job.params.dim = c.dim;
+  job.params.dtype = c.dtype;
+  if (c.workload == "attention") job.params.kv_heads = 2;
+  if (c.workload == "decoder") {
+    // Granite's structure at a size a functional run does in a second.
+    job.params.seq = 64;
+    job.params.hidden = 256;
+    job.params.heads = 4;
+    job.params.kv_heads = 2;
+    job.params.intermediate = 512;
+  }
+  job.options.cores = cores;
+  job.output_dir = dir.file("program");
+  job.emit_io_dir = dir.file("io");
+  job.seed = 7;
+  const auto compiled = compiler::run_compile_job(job);
+
+  sim::RunOptions run;
+  run.bundle = job.output_dir;
+  run.inputs_dir = dir.file("io/inputs");
+  run.expect_dir = dir.file("io/reference");
+  run.atol = 1e-2;  // DLFloat16 keeps 9 fraction bits; values here are O(1)
+  const auto outcome = sim::run_bundle(run);
+  ASSERT_FALSE(outcome.report.comparisons.empty());
+  for (const auto& cmp : outcome.report.comparisons) {
+    EXPECT_TRUE(cmp.passed) << cmp.name << ": " << cmp.mismatches << " of " << cmp.elements << " off; worst at " << cmp.worst_coords << " got " << cmp.got
+                            << " expected " << cmp.expected;
+  }
+  EXPECT_TRUE(outcome.report.hazards.empty()) << outcome.report.hazards.front().detail;
+  // Every SDSC ran on the cores work division gave it.
+  ASSERT_EQ(outcome.report.kernels.size(), [&] {
+    size_t n = 0;
+    for (const auto& b : compiled.device.bundles) n += b.ops.size();
+    return n;
+  }());
+  for (const auto& k : outcome.report.kernels) EXPECT_LE(k.cores, cores);
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, int>>& info) {
+  const Case& c = std::get<0>(info.param);
+  return (c.label.empty() ? c.workload : c.label) + "_" + std::to_string(std::get<1>(info.param)) + "cores";
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, CompiledWorkload, ::testing::Combine(::testing::ValuesIn(cases()), ::testing::Values(1, 4, 32)), case_name);
+
+TEST(CompiledProgram, GraniteDecoderLayerRunsInTimingMode) {
+  test::TempDir dir;
+  CompileJob job;
+  job.workload = "decoder";
+  job.params.seq = 512;
+  job.output_dir = dir.file("decoder");
+  const auto compiled = compiler::run_compile_job(job);
+  EXPECT_EQ(compiled.device.bundles.size(), 2u);  // 10 weights + activations need more than 7 arguments
+  sim::RunOptions run;
+  run.bundle = job.output_dir;
+  const auto outcome = sim::run_bundle(run);
+  EXPECT_EQ(outcome.report.mode, "timing");
+  EXPECT_EQ(outcome.report.kernels.size(), 28u);
+  EXPECT_TRUE(outcome.report.hazards.empty());
+  // Every weight is read at least once: 4096x4096 x2, 1024x4096 x2, 12800x4096 x3 fp16.
+  const int64_t weights = 2 * (2 * 4096LL * 4096 + 2 * 1024LL * 4096 + 3 * 12800LL * 4096);
+  EXPECT_GT(outcome.report.hbm_read_bytes, weights);
+  EXPECT_GT(outcome.report.latency_us, 1000.0);
+}
+
+TEST(CompiledProgram, ManifestNamesHostTensorsAndShapes) {
+  test::TempDir dir;
+  CompileJob job;
+  job.workload = "sum";
+  job.params.shape = {64, 256};
+  job.output_dir = dir.file("sum");
+  job.emit_io_dir = dir.file("io");
+  compiler::run_compile_job(job);
+  sim::RunOptions run;
+  run.bundle = job.output_dir;
+  run.inputs_dir = dir.file("io/inputs");
+  run.outputs_dir = dir.file("out");
+  sim::run_bundle(run);
+  // The host sees sum(x, -1) as (64,); the device keeps the reduced stick.
+  EXPECT_EQ(read_npy(dir.file("out/y.npy")).shape, (std::vector<int64_t>{64}));
+  EXPECT_EQ(read_npy(dir.file("io/reference/y.npy")).shape, (std::vector<int64_t>{64}));
+  // Inputs are bound by tensor name.
+  fs::remove(dir.file("io/inputs/x.npy"));
+  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }), dir.file("io/inputs") + ": missing input file(s): x.npy (64, 256)");
+}
+
+TEST(CompiledProgram, ManifestErrorsNameTheField) {
+  test::TempDir dir;
+  CompileJob job;
+  job.workload = "abs";
+  job.params.shape = {4, 64};
+  job.output_dir = dir.file("abs");
+  compiler::run_compile_job(job);
+  sim::RunOptions run;
+  run.bundle = job.output_dir;
+  run.arch_overrides = {"address.segment_bytes=1073741824"};
+  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }),
+            dir.file("abs/program.json") + ": $.segment_bytes: 17179869184 differs from the arch's address.segment_bytes 1073741824");
+  Json manifest = read_json_file(dir.file("abs/program.json"));
+  manifest["bundles"][0]["arguments"][1] = "nowhere";
+  test::write_json(dir.file("abs/program.json"), manifest);
+  run.arch_overrides.clear();
+  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }), dir.file("abs/program.json") + ": $.bundles[0].arguments[1]: no buffer named 'nowhere'");
+  manifest["bundles"][0]["arguments"].erase(1);
+  test::write_json(dir.file("abs/program.json"), manifest);
+  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }),
+            dir.file("abs/sdsc_0.json") + ": $.0_abs.dscs_[0].abs.scheduleTree_[1]: uses argument segment 1 but " + dir.file("abs/program.json") +
+                " binds only 1 arguments to this bundle");
+}
+
+}  // namespace
+}  // namespace spyre
