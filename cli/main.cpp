@@ -91,7 +91,11 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--heads", job.params.heads, "decoder: attention heads (default 32)");
   compile_cmd->add_option("--kv-heads", job.params.kv_heads, "decoder, attention: key/value heads (default 8)");
   compile_cmd->add_option("--intermediate", job.params.intermediate, "decoder: MLP intermediate size (default 12800)");
-  compile_cmd->add_option("--cores", job.options.cores, "Cores to divide work over, 1..32 (SENCORES)")->capture_default_str();
+  compile_cmd->add_option("--cores", job.options.cores, "Cores to divide work over, 1 to the card's (SENCORES; default: all)");
+  std::string compile_arch;
+  std::vector<std::string> compile_overrides;
+  compile_cmd->add_option("--arch", compile_arch, "Arch config JSON the program is compiled for (default: built-in)");
+  compile_cmd->add_option("--set", compile_overrides, "Override an arch parameter, e.g. --set cores=16");
   compile_cmd->add_option("--split", splits, "Override work division of one op: OUTPUT=DIM:N[,DIM:N] (repeatable)");
   compile_cmd->add_option("--placement", placement, "HBM placement: arguments (one argument per host tensor) or packed (one segment)")
       ->check(CLI::IsMember({"arguments", "packed"}))
@@ -114,7 +118,10 @@ int main(int argc, char** argv) {
       run.output_dtype = output_dtype == "fp16" ? "f2" : "f4";
       return run_command(run, quiet);
     }
-    if (compile_cmd->parsed()) return compile_command(job, shape, dtype, placement, splits, list_workloads, quiet);
+    if (compile_cmd->parsed()) {
+      job.options.device = spyre::sim::load_arch(compile_arch, compile_overrides).limits();
+      return compile_command(job, shape, dtype, placement, splits, list_workloads, quiet);
+    }
     for (const auto& line : spyre::sim::describe_arch(arch_path, arch_overrides)) std::cout << line << "\n";
     return 0;
   } catch (const spyre::SpyreError& e) {

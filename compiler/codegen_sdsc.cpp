@@ -299,10 +299,11 @@ int64_t tensor_address(const Graph& g, int tensor, int bundle, const CompileOpti
   const Tensor& t = g.tensors[static_cast<size_t>(tensor)];
   const Tensor& root = g.tensors[static_cast<size_t>(g.storage_of(tensor))];
   const auto& args = g.bundles[static_cast<size_t>(bundle)].arguments;
-  int64_t segment = 0;
-  while (segment < static_cast<int64_t>(args.size()) && args[static_cast<size_t>(segment)] != root.buffer) ++segment;
-  if (segment == static_cast<int64_t>(args.size())) fail("", "tensor '" + t.name + "'", "internal: its buffer is not an argument of bundle " + std::to_string(bundle));
-  return segment * options.segment_bytes + root.buffer_offset + t.view_offset;
+  size_t argument = 0;
+  while (argument < args.size() && args[argument] != root.buffer) ++argument;
+  if (argument == args.size()) fail("", "tensor '" + t.name + "'", "internal: its buffer is not an argument of bundle " + std::to_string(bundle));
+  const int64_t segment = options.device.argument_segments().at(argument);
+  return segment * options.device.segment_bytes + root.buffer_offset + t.view_offset;
 }
 
 Json sdsc_json(const Graph& graph, int op_index, int index, const CompileOptions& options) { return SdscWriter(graph, op_index, index, options).write(); }

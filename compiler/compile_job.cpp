@@ -14,9 +14,10 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   if (job.output_dir.empty()) fail("", "-o", "an output directory is required");
   CompileOutcome outcome;
   outcome.model = job.workload.empty() ? read_graph(job.graph_path) : build_workload(job.workload, job.params);
-  outcome.device = compile(outcome.model, job.options);
-  const auto files = program_files(outcome.device, job.options);
-  outcome.decisions = decisions_table(outcome.device, job.options);
+  const CompileOptions options = resolve_options(job.options);
+  outcome.device = compile(outcome.model, options);
+  const auto files = program_files(outcome.device, options);
+  outcome.decisions = decisions_table(outcome.device, options);
   // Reference values before anything is written, so a failure leaves no files.
   HostValues inputs, values;
   if (!job.emit_io_dir.empty()) {
@@ -27,7 +28,7 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   if (!job.emit_io_dir.empty()) write_io(outcome.model, inputs, values, job.emit_io_dir);
   if (!job.decisions_path.empty()) {
     std::ofstream out(job.decisions_path);
-    out << decisions_json(outcome.device, job.options).dump(2) << "\n";
+    out << decisions_json(outcome.device, options).dump(2) << "\n";
     if (!out) fail(job.decisions_path, "", "cannot write the decisions JSON");
   }
   return outcome;

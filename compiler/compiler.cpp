@@ -4,8 +4,17 @@
 
 namespace spyre::compiler {
 
-Graph compile(const Graph& model, const CompileOptions& options) {
-  if (options.cores < 1 || options.cores > 32) fail("", "--cores", "must be 1 to 32 (SENCORES), got " + std::to_string(options.cores));
+CompileOptions resolve_options(CompileOptions options) {
+  if (options.cores == 0) options.cores = options.device.cores;
+  if (options.cores < 1 || options.cores > options.device.cores) {
+    fail("", "--cores", "must be 1 to " + std::to_string(options.device.cores) + " (SENCORES; the card's cores), got " + std::to_string(options.cores));
+  }
+  if (options.device.argument_segments().empty()) fail("", "arch", "no argument segments (address.segments)");
+  return options;
+}
+
+Graph compile(const Graph& model, const CompileOptions& requested) {
+  const CompileOptions options = resolve_options(requested);
   Graph g = model;
   try {
     decompose(g);

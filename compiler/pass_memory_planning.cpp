@@ -98,12 +98,13 @@ void plan_memory(Graph& g, const CompileOptions& options) {
     Buffer& b = g.buffers[static_cast<size_t>(t.buffer)];
     t.buffer_offset = (b.bytes + 127) / 128 * 128;
     b.bytes = t.buffer_offset + storage_bytes(t);
-    if (b.bytes > options.segment_bytes) {
+    if (b.bytes > options.device.segment_bytes) {
       fail("", "tensor '" + t.name + "'", "buffer '" + b.name + "' would need " + std::to_string(b.bytes) + " bytes, more than one " +
-                                              std::to_string(options.segment_bytes >> 30) + " GiB argument segment");
+                                              std::to_string(options.device.segment_bytes >> 20) + " MiB argument segment");
     }
   }
-  // Bundles: consecutive device ops binding at most max_arguments buffers.
+  // Bundles: consecutive device ops binding at most one buffer per argument segment.
+  const int max_arguments = static_cast<int>(options.device.argument_segments().size());
   g.bundles.clear();
   BundlePlan current;
   std::set<int> bound;
@@ -113,12 +114,12 @@ void plan_memory(Graph& g, const CompileOptions& options) {
     for (const auto* list : {&op.inputs, &op.outputs}) {
       for (int t : *list) own.insert(g.tensors[static_cast<size_t>(g.storage_of(t))].buffer);
     }
-    if (static_cast<int>(own.size()) > options.max_arguments) {
-      fail("", g.describe(op), "binds " + std::to_string(own.size()) + " buffers, more than the " + std::to_string(options.max_arguments) + " argument segments of a bundle");
+    if (static_cast<int>(own.size()) > max_arguments) {
+      fail("", g.describe(op), "binds " + std::to_string(own.size()) + " buffers, more than the " + std::to_string(max_arguments) + " argument segments of a bundle");
     }
     std::set<int> needed = bound;
     needed.insert(own.begin(), own.end());
-    if (static_cast<int>(needed.size()) > options.max_arguments) {
+    if (static_cast<int>(needed.size()) > max_arguments) {
       g.bundles.push_back(current);
       current = BundlePlan{};
       bound.clear();

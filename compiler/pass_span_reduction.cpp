@@ -38,7 +38,7 @@ void reduce_spans(Graph& g, const CompileOptions& options) {
     const std::vector<int64_t> units = split_units(g, space);
     std::vector<int64_t> slices(space.dims.size(), 1);
     for (const Operand& operand : space.operands) {
-      if (per_core_span(g, space, operand, slices) <= options.span_limit_bytes) continue;
+      if (per_core_span(g, space, operand, slices) <= options.device.span_limit_bytes) continue;
       const Tensor& t = g.tensors[static_cast<size_t>(operand.tensor)];
       for (auto d = t.layout.order.rbegin(); d != t.layout.order.rend(); ++d) {
         if (operand_scale(g, space, operand, *d) != DimScaleKind::Normal) continue;
@@ -49,7 +49,7 @@ void reduce_spans(Graph& g, const CompileOptions& options) {
           std::vector<int64_t> trial = slices;
           trial[i] = c;
           const int64_t span = per_core_span(g, space, operand, trial);
-          if (span <= options.span_limit_bytes && span > fits_span) {
+          if (span <= options.device.span_limit_bytes && span > fits_span) {
             fits = c;
             fits_span = span;
             if (product(trial) <= options.cores) {
@@ -68,9 +68,9 @@ void reduce_spans(Graph& g, const CompileOptions& options) {
         if (within > 0 || fits > 0) break;
       }
       const int64_t span = per_core_span(g, space, operand, slices);
-      if (span > options.span_limit_bytes) {
+      if (span > options.device.span_limit_bytes) {
         fail("", g.describe(op), "tensor '" + t.name + "' spans " + mib(span) + " per core even split into whole sticks as far as its shape allows; a core addresses at most " +
-                                     mib(options.span_limit_bytes));
+                                     mib(options.device.span_limit_bytes));
       }
     }
     int reduction_vars = 0;
@@ -82,7 +82,7 @@ void reduce_spans(Graph& g, const CompileOptions& options) {
     }
     if (reduction_vars > 1) fail("", g.describe(op), "the 256 MiB span limit would need splits of " + std::to_string(reduction_vars) + " reduction dims; at most one can be split");
     if (product(slices) > options.cores) {
-      fail("", g.describe(op), "keeping every tensor within the " + mib(options.span_limit_bytes) + " per-core span needs " + std::to_string(product(slices)) +
+      fail("", g.describe(op), "keeping every tensor within the " + mib(options.device.span_limit_bytes) + " per-core span needs " + std::to_string(product(slices)) +
                                    " cores, more than the " + std::to_string(options.cores) + " available (--cores)");
     }
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/graph.h"
+#include "runtime/program.h"
 
 namespace spyre::compiler {
 
@@ -19,14 +20,18 @@ enum class HbmPlacement {
 };
 
 struct CompileOptions {
-  int cores = 32;  // SENCORES: 1..32
+  int cores = 0;  // SENCORES: cores to divide work over, 1..device.cores; 0: all of them
   // --split: output tensor name of a device op -> iteration dim label -> slices.
   std::map<std::string, std::map<std::string, int64_t>> split_overrides;
   HbmPlacement placement = HbmPlacement::Arguments;
-  int64_t span_limit_bytes = int64_t{256} << 20;  // per-core addressable device memory
-  int max_arguments = 7;                          // argument segments per bundle (segment 7 holds the program)
-  int64_t segment_bytes = int64_t{1} << 34;       // 16 GiB per argument segment
+  // The card compiled for: cores, per-core span limit, argument segments (from
+  // the arch config; the defaults are the built-in Spyre card's).
+  DeviceLimits device;
 };
+
+// Checks the options against the device and resolves cores = 0; every pass
+// below takes resolved options.
+CompileOptions resolve_options(CompileOptions options);
 
 // 1. Model ops -> device ops (SuperDSC opFuncNames) and views; scalars become
 // size-1 constant tensors.

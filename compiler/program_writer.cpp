@@ -76,11 +76,16 @@ Json program_manifest(const Graph& g, const CompileOptions& options) {
   m["format"] = "spyre-sim program";
   m["version"] = 1;
   m["name"] = g.name;
-  m["segment_bytes"] = options.segment_bytes;
+  m["segment_bytes"] = options.device.segment_bytes;
   Json bundles = Json::array();
   for (size_t b = 0; b < g.bundles.size(); ++b) {
+    // The buffer bound to each segment; null for the program's segment.
     Json args = Json::array(), sdscs = Json::array();
-    for (int a : g.bundles[b].arguments) args.push_back(g.buffers[static_cast<size_t>(a)].name);
+    const auto segments = options.device.argument_segments();
+    for (size_t a = 0; a < g.bundles[b].arguments.size(); ++a) {
+      while (static_cast<int>(args.size()) < segments[a]) args.push_back(nullptr);
+      args.push_back(g.buffers[static_cast<size_t>(g.bundles[b].arguments[a])].name);
+    }
     for (size_t i = 0; i < g.bundles[b].ops.size(); ++i) sdscs.push_back("sdsc_" + std::to_string(i) + ".json");
     const std::string dir = bundle_dir(g, b);
     bundles.push_back({{"dir", dir.empty() ? "." : dir.substr(0, dir.size() - 1)}, {"arguments", args}, {"sdscs", sdscs}});

@@ -25,7 +25,10 @@ struct DeviceLimits {
   int64_t segment_bytes = int64_t{1} << 34;   // 16 GiB per kernel argument
   int segments = 8;
   int program_segment = 7;
+  int64_t span_limit_bytes = int64_t{1} << 28;  // device memory one core addresses
   int64_t lx_usable_bytes() const;
+  // Segments a bundle can bind kernel arguments to (all but the program's), in order.
+  std::vector<int> argument_segments() const;
 };
 
 // A tensor the host sees: a kernel argument (or a part of one) in HBM.

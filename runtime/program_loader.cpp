@@ -24,6 +24,14 @@ int64_t DeviceLimits::lx_usable_bytes() const {
   return usable / lx_alignment * lx_alignment;
 }
 
+std::vector<int> DeviceLimits::argument_segments() const {
+  std::vector<int> out;
+  for (int s = 0; s < segments; ++s) {
+    if (s != program_segment) out.push_back(s);
+  }
+  return out;
+}
+
 int64_t HostTensor::element_count() const {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
@@ -267,9 +275,8 @@ class Binder {
                                       "), outside its segment " + std::to_string(segment));
     }
     if (relocation_) {
-      if (segment >= static_cast<int>(relocation_->size())) {
-        fail(sdsc.file, alloc.path, "uses argument segment " + std::to_string(segment) + " but " + manifest_->file + " binds only " +
-                                        std::to_string(relocation_->size()) + " arguments to this bundle");
+      if (segment >= static_cast<int>(relocation_->size()) || (*relocation_)[static_cast<size_t>(segment)] < 0) {
+        fail(sdsc.file, alloc.path, "uses argument segment " + std::to_string(segment) + ", to which " + manifest_->file + " binds no buffer in this bundle");
       }
       b.hbm_base = (*relocation_)[static_cast<size_t>(segment)] + offset;
       b.host_tensor = match_manifest_tensor(sdsc, launch, lds, b);
@@ -459,7 +466,7 @@ Program load_program(const std::string& bundle_dir, const DeviceLimits& limits) 
   std::vector<std::vector<int64_t>> relocations;
   for (const auto& b : manifest.bundles) {
     std::vector<int64_t> bases;
-    for (const auto& arg : b.arguments) bases.push_back(manifest.find_buffer(arg) * limits.segment_bytes);
+    for (const auto& arg : b.arguments) bases.push_back(arg.empty() ? -1 : manifest.find_buffer(arg) * limits.segment_bytes);
     relocations.push_back(bases);
   }
   for (size_t i = 0; i < manifest.bundles.size(); ++i) {

@@ -42,6 +42,10 @@ ProgramManifest read_program_manifest(const std::string& path) {
     if (bundle.dir.find("..") != std::string::npos || (!bundle.dir.empty() && bundle.dir[0] == '/')) b.at("dir").error("must be a path inside the program directory");
     JsonNode args = b.at("arguments");
     for (size_t a = 0; a < args.size(); ++a) {
+      if (args.element(a).raw().is_null()) {
+        bundle.arguments.emplace_back();  // a segment bound to nothing (the program's)
+        continue;
+      }
       const std::string name = args.element(a).as_string();
       if (m.find_buffer(name) < 0) args.element(a).error("no buffer named '" + name + "'");
       bundle.arguments.push_back(name);

@@ -16,7 +16,7 @@ namespace spyre {
 
 struct ManifestBundle {
   std::string dir;                     // relative to the program directory ("." for the top)
-  std::vector<std::string> arguments;  // buffer bound to argument segment i
+  std::vector<std::string> arguments;  // buffer bound to segment i ("" for none)
 };
 
 struct ManifestBuffer {

@@ -194,6 +194,7 @@ DeviceLimits ArchConfig::limits() const {
   l.segment_bytes = address.segment_bytes;
   l.segments = address.segments;
   l.program_segment = address.program_segment;
+  l.span_limit_bytes = address.span_limit_bytes;
   return l;
 }
 

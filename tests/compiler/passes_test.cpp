@@ -117,16 +117,21 @@ TEST(Layouts, ConsumersChooseFreeLayoutsSoNoCopyIsNeeded) {
   EXPECT_EQ(linear.tensors[static_cast<size_t>(linear.find("weight"))].layout.stick, 0);
 }
 
-TEST(Layouts, RestickifyWhereAProducerFixedTheOtherStick) {
-  // In the decoder, K comes out of a linear with its sticks along head_dim
-  // (N); K^T needs them along the keys: one ReStickifyOpHBM.
+// Granite's decoder structure at a small size.
+WorkloadParams small_decoder() {
   WorkloadParams p;
   p.seq = 64;
   p.hidden = 256;
   p.heads = 4;
   p.kv_heads = 2;
   p.intermediate = 512;
-  const Graph g = compile(build_workload("decoder", p), {});
+  return p;
+}
+
+TEST(Layouts, RestickifyWhereAProducerFixedTheOtherStick) {
+  // In the decoder, K comes out of a linear with its sticks along head_dim
+  // (N); K^T needs them along the keys: one ReStickifyOpHBM.
+  const Graph g = compile(build_workload("decoder", small_decoder()), {});
   int inserted = 0;
   for (const auto& op : g.ops) {
     if (!op.inserted) continue;
@@ -150,12 +155,7 @@ TEST(MemoryPlanning, HostTensorsAreArgumentsIntermediatesShareAPool) {
 }
 
 TEST(MemoryPlanning, BundlesBindAtMostSevenArguments) {
-  WorkloadParams p;
-  p.seq = 64;
-  p.hidden = 256;
-  p.heads = 4;
-  p.kv_heads = 2;
-  p.intermediate = 512;
+  const WorkloadParams p = small_decoder();
   const Graph g = compile(build_workload("decoder", p), {});
   ASSERT_EQ(g.bundles.size(), 2u);
   for (const auto& b : g.bundles) EXPECT_LE(b.arguments.size(), 7u);

@@ -130,7 +130,7 @@ TEST(WorkDivision, OverridesPerOp) {
   EXPECT_EQ(error("z=mb:2"), "--split z: no device op writes a tensor named 'z' (the decisions table lists each op's output)");
   EXPECT_EQ(error("y=mb"), "--split y=mb: 'mb' is not DIM:N");
   EXPECT_EQ(error("y=mb:0"), "--split y=mb:0: '0' is not a positive slice count");
-  EXPECT_EQ(error("y=mb:2", 33), "--cores: must be 1 to 32 (SENCORES), got 33");
+  EXPECT_EQ(error("y=mb:2", 33), "--cores: must be 1 to 32 (SENCORES; the card's cores), got 33");
 }
 
 }  // namespace

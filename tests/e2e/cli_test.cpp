@@ -1,5 +1,6 @@
 // The spyre-sim binary: reports, traces, exit codes and one-line errors.
 
+#include <filesystem>
 #include <fstream>
 #include <cmath>
 #include <map>
@@ -147,6 +148,47 @@ TEST(Cli, ArchOverridesChangeTheTiming) {
   slow_clock.arch_overrides = {"clock_ghz=0.75"};
   const auto r = sim::run_bundle(slow_clock).report;
   EXPECT_EQ(r.cycles, std::llround(r.latency_us * 750));
+}
+
+TEST(Cli, CompileThenRunChecksAgainstTheReference) {
+  TempDir dir;
+  const auto c = run_cli("compile " + source_path("models/workloads/softmax.json") + " -o " + dir.file("out") + " --cores 4 --emit-io " + dir.file("io"));
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  // The decisions: one line per SDSC with its split, and where tensors live.
+  EXPECT_NE(c.output.find("5 SDSCs in 1 bundle, up to 4 cores"), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("sdsc_0.json  max"), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("mb=4"), std::string::npos);
+  EXPECT_NE(c.output.find("x       input         (512, 1024)  float16  [16, 512, 64]"), std::string::npos) << c.output;
+  const auto r = run_cli("run " + dir.file("out") + " --inputs " + dir.file("io/inputs") + " --expect " + dir.file("io/reference"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("expect ok    y"), std::string::npos) << r.output;
+  // Recompiling over an earlier output replaces it.
+  EXPECT_EQ(run_cli("compile --workload exp --shape 64x64 -o " + dir.file("out") + " --quiet").exit_code, 0);
+}
+
+TEST(Cli, CompileErrorsAreOneLine) {
+  TempDir dir;
+  auto error = [&](const std::string& args) {
+    const auto r = run_cli("compile " + args);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_EQ(count_lines(r.output), 1) << r.output;
+    return r.output;
+  };
+  EXPECT_EQ(error("-o " + dir.file("o")), "spyre-sim: error: compile: give a model graph file or --workload NAME (one of them)\n");
+  EXPECT_EQ(error("--workload nope -o " + dir.file("o")), "spyre-sim: error: --workload nope: unknown workload (spyre-sim compile --list-workloads lists them)\n");
+  EXPECT_EQ(error("--workload abs --shape 4xx64 -o " + dir.file("o")), "spyre-sim: error: --shape 4xx64: expected sizes joined by 'x', e.g. 512x1024\n");
+  EXPECT_EQ(error("--workload matmul --shape 4x64 -o " + dir.file("o")), "spyre-sim: error: --shape: matmul takes 3 dims, got 2\n");
+  EXPECT_EQ(error("--workload abs --dtype int8 -o " + dir.file("o")), "spyre-sim: error: --dtype: unsupported dtype 'int8' (the device has fp16, bf16, fp32)\n");
+  EXPECT_EQ(error(dir.file("missing.json") + " -o " + dir.file("o")).find("spyre-sim: error: " + dir.file("missing.json")), 0u);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
+}
+
+TEST(Cli, ListWorkloads) {
+  const auto r = run_cli("compile --list-workloads");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* name : {"softmax", "layernorm", "rmsnorm", "matmul", "bmm", "mlp", "attention", "decoder", "gelu"}) {
+    EXPECT_NE(r.output.find(name), std::string::npos) << name;
+  }
 }
 
 }  // namespace
