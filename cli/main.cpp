@@ -7,6 +7,7 @@
 
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
+#include "compiler/plan_job.h"
 #include "runtime/error.h"
 #include "sim/arch_config.h"
 #include "sim/run_bundle.h"
@@ -105,6 +106,18 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--decisions", job.decisions_path, "Write the decisions as JSON here");
   compile_cmd->add_flag("--quiet", quiet, "Do not print the decisions table");
 
+  spyre::compiler::PlanJob plan;
+  auto* plan_cmd = app.add_subcommand("plan", "Run an LX planner on a pattern, a buffer list or a MiniMalloc CSV");
+  plan_cmd->add_option("input", plan.input, "Pattern JSON, buffer list JSON, or CSV id,lower,upper,size")->required();
+  plan_cmd->add_option("--solver", plan.solver, "greedy, firstfit, bestfit, exact, best (the strongest)")->capture_default_str();
+  plan_cmd->add_option("--capacity", plan.capacity, "Bytes of LX to plan in (default: the input's, or NAME.CAPACITY.csv)");
+  plan_cmd->add_option("--alignment", plan.alignment, "Address alignment in bytes (default: the input's; 128 for JSON, 1 for CSV)");
+  plan_cmd->add_flag("--place-all", plan.place_all, "Place every buffer and report the height reached (the default for CSV)");
+  plan_cmd->add_flag("--minimize", plan.limits.minimize_height, "With --place-all: search for the lowest height, below the capacity too");
+  plan_cmd->add_option("--time-limit", plan.limits.time_limit_s, "Seconds a search may take before it returns its best plan")->capture_default_str();
+  plan_cmd->add_option("--report", plan.report_path, "Write the plan as JSON here");
+  plan_cmd->add_flag("--quiet", quiet, "Do not print the table");
+
   std::string arch_path;
   std::vector<std::string> arch_overrides;
   auto* arch_cmd = app.add_subcommand("arch", "Print every arch parameter with its unit and source");
@@ -117,6 +130,11 @@ int main(int argc, char** argv) {
       if (fill_opt->count() > 0) run.fill = fill;
       run.output_dtype = output_dtype == "fp16" ? "f2" : "f4";
       return run_command(run, quiet);
+    }
+    if (plan_cmd->parsed()) {
+      const auto outcome = spyre::compiler::run_plan_job(plan);
+      if (!quiet) std::cout << spyre::compiler::plan_table(outcome);
+      return outcome.violations.empty() ? 0 : 2;
     }
     if (compile_cmd->parsed()) {
       job.options.device = spyre::sim::load_arch(compile_arch, compile_overrides).limits();
