@@ -101,6 +101,10 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--placement", placement, "HBM placement: arguments (one argument per host tensor) or packed (one segment)")
       ->check(CLI::IsMember({"arguments", "packed"}))
       ->capture_default_str();
+  compile_cmd->add_flag("--lx-planning", job.options.lx.enabled, "Plan LX scratchpad use (torch-spyre's LX_PLANNING=1)");
+  compile_cmd->add_option("--lx-stage", job.options.lx.stage, "With --lx-planning: 2 reduction outputs, 3 + pointwise outputs in place, 4 + clones of multi-use inputs")
+      ->capture_default_str();
+  compile_cmd->add_option("--solver", job.options.lx.solver, "With --lx-planning: greedy, firstfit, bestfit, exact, best")->capture_default_str();
   compile_cmd->add_option("--emit-io", job.emit_io_dir, "Also write random inputs (DIR/inputs) and fp32 reference outputs (DIR/reference)");
   compile_cmd->add_option("--seed", job.seed, "Seed of --emit-io inputs")->capture_default_str();
   compile_cmd->add_option("--decisions", job.decisions_path, "Write the decisions as JSON here");

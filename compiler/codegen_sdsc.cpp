@@ -173,7 +173,7 @@ class SdscWriter {
             {"scale_", scale},
             {"wordLength", word_bytes(format)},
             {"dataFormat_", data_format_name(format)},
-            {"memOrg_", {{"hbm", {{"isPresent", 1}}}, {"lx", {{"isPresent", 1}}}}}};
+            {"memOrg_", info.tensor->in_lx ? Json{{"lx", {{"isPresent", 1}}}} : Json{{"hbm", {{"isPresent", 1}}}, {"lx", {{"isPresent", 1}}}}}};
   }
 
   Json coord_info(size_t i, int d) const {
@@ -216,9 +216,14 @@ class SdscWriter {
     const Tensor& t = *info.tensor;
     const int64_t se = stick_elems(t.dtype);
     const LayoutGeometry geo = layout_geometry(t.shape, t.layout, se, 128 / se);
-    const int64_t base = tensor_address(g_, o.tensor, op_.bundle, options_);
+    const bool lx = t.in_lx;
+    const int64_t base = lx ? t.lx_address : tensor_address(g_, o.tensor, op_.bundle, options_);
     Json data = Json::object();
     for (int64_t c = 0; c < cores_; ++c) {
+      if (lx) {  // each core's LX holds its own slice at the planned address
+        data[index_key({c, 0, 0})] = std::to_string(base);
+        continue;
+      }
       const auto idx = slice_index(c);
       int64_t offset = 0;
       for (size_t j = 0; j < t.shape.size(); ++j) {
@@ -233,10 +238,10 @@ class SdscWriter {
     for (size_t k = 0; k < info.layout_dims.size(); ++k) coords[info.layout[k]] = coord_info(i, info.layout_dims[k]);
     Json node = Json::object();
     node["nodeType_"] = "allocate";
-    node["name_"] = "allocate-Tensor" + std::to_string(i) + "_hbm";
+    node["name_"] = "allocate-Tensor" + std::to_string(i) + (lx ? "_lx" : "_hbm");
     node["prev_"] = "";
     node["ldsIdx_"] = i;
-    node["component_"] = "hbm";
+    node["component_"] = lx ? "lx" : "hbm";
     node["layoutDimOrder_"] = info.layout;
     node["maxDimSizes_"] = Json(std::vector<int>(info.layout.size(), -1));
     node["indirectAllocType_"] = "no_indirection";

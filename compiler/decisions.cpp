@@ -6,6 +6,7 @@
 
 #include "compiler/codegen_sdsc.h"
 #include "compiler/compiler.h"
+#include "compiler/hbm_traffic.h"
 #include "compiler/iteration_space.h"
 #include "compiler/program_writer.h"
 
@@ -36,6 +37,7 @@ std::string splits_text(const Op& op, const IterationSpace& s) {
 
 std::string placement(const Graph& g, const Tensor& t) {
   const Tensor& root = g.tensors[static_cast<size_t>(g.storage_of(static_cast<int>(&t - g.tensors.data())))];
+  if (root.in_lx) return "LX@" + std::to_string(root.lx_address);
   std::string out = g.buffers[static_cast<size_t>(root.buffer)].name + "+" + std::to_string(root.buffer_offset + t.view_offset);
   if (&root != &t) out += " (view of " + root.name + ")";
   return out;
@@ -98,11 +100,20 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
   }
   out << "\nTensors (device_size outermost first; the stick dim is the logical dim whose elements fill each 128-byte stick)\n"
       << render({"tensor", "role", "shape", "dtype", "device_size", "stick", "buffer+offset"}, tensors);
-  out << "\nRestickifies inserted: " << inserted;
+  out << "\nCopies inserted (restickify, layout copies, LX clones): " << inserted;
   for (const auto& op : g.ops) {
     if (op.inserted) out << "\n  " << op.type << " " << g.tensors[static_cast<size_t>(op.inputs[0])].name << " -> " << g.tensors[static_cast<size_t>(op.outputs[0])].name << " (stick d"
                          << g.tensors[static_cast<size_t>(op.outputs[0])].layout.stick << ") for " << op.origin;
   }
+  if (g.lx.enabled) {
+    out << "\nLX planning: stage " << g.lx.stage << ", solver " << g.lx.solver << ", " << g.lx.placed << " of " << g.lx.candidates << " candidate buffers in LX, peak "
+        << g.lx.peak_bytes << " of " << g.lx.capacity << " usable bytes per core, " << g.lx.solve_ms << " ms";
+    if (!g.lx.note.empty()) out << " (" << g.lx.note << ")";
+    for (const auto& e : g.lx.excluded) out << "\n  kept in HBM: " << e;
+  } else {
+    out << "\nLX planning: off (every tensor in HBM)";
+  }
+  out << "\nPredicted HBM traffic: " << predicted_hbm_bytes(g) << " bytes";
   out << "\nBundles:";
   for (size_t b = 0; b < g.bundles.size(); ++b) {
     out << "\n  " << b << ": " << g.bundles[b].ops.size() << " SDSCs, arguments";
@@ -132,7 +143,7 @@ Json decisions_json(const Graph& g, const CompileOptions& options) {
       for (const auto& o : s.operands) operands.push_back(g.tensors[static_cast<size_t>(o.tensor)].name);
       ops.push_back({{"bundle", b}, {"sdsc", "sdsc_" + std::to_string(i) + ".json"}, {"op", op.type}, {"unit", execution_unit(op.type)},
                      {"operands", operands}, {"iteration", dims}, {"splits", splits}, {"span_splits", span}, {"cores", op.cores},
-                     {"inserted", op.inserted}, {"from", op.origin}});
+                     {"inserted", op.inserted}, {"from", op.origin}, {"predicted_hbm_bytes", predicted_hbm_bytes(g, op)}});
     }
   }
   j["ops"] = ops;
@@ -142,10 +153,22 @@ Json decisions_json(const Graph& g, const CompileOptions& options) {
     const Tensor& root = g.tensors[static_cast<size_t>(g.storage_of(x))];
     tensors.push_back({{"name", tensor.name}, {"role", role_name(tensor.role)}, {"shape", tensor.shape}, {"dtype", dtype_name(tensor.dtype)},
                        {"device_size", device_size(tensor.shape, tensor.layout, stick_elems(tensor.dtype))}, {"stick_dim", tensor.layout.stick},
-                       {"layout_order", tensor.layout.order}, {"storage", root.name}, {"buffer", g.buffers[static_cast<size_t>(root.buffer)].name},
-                       {"offset", root.buffer_offset + tensor.view_offset}});
+                       {"layout_order", tensor.layout.order}, {"storage", root.name}});
+    if (root.in_lx) {
+      tensors.back()["lx_address"] = root.lx_address;
+    } else {
+      tensors.back()["buffer"] = g.buffers[static_cast<size_t>(root.buffer)].name;
+      tensors.back()["offset"] = root.buffer_offset + tensor.view_offset;
+    }
   }
   j["tensors"] = tensors;
+  Json lx = {{"enabled", g.lx.enabled}};
+  if (g.lx.enabled) {
+    lx.update({{"stage", g.lx.stage}, {"solver", g.lx.solver}, {"capacity", g.lx.capacity}, {"candidates", g.lx.candidates}, {"placed", g.lx.placed},
+               {"peak_bytes", g.lx.peak_bytes}, {"solve_ms", g.lx.solve_ms}, {"note", g.lx.note}, {"excluded", g.lx.excluded}});
+  }
+  j["lx"] = lx;
+  j["predicted_hbm_bytes"] = predicted_hbm_bytes(g);
   return j;
 }
 

@@ -77,6 +77,21 @@ struct BundlePlan {
   std::vector<int> arguments;
 };
 
+// What LX planning decided, for reports: the solver's figures and the HBM
+// bytes the program will move (every device op's HBM operands, per core).
+struct LxSummary {
+  bool enabled = false;
+  int stage = 0;
+  std::string solver;
+  int64_t capacity = 0;     // usable bytes per core
+  int candidates = 0;       // buffers offered to the solver
+  int placed = 0;
+  int64_t peak_bytes = 0;   // highest LX byte used + 1
+  double solve_ms = 0;
+  std::string note;
+  std::vector<std::string> excluded;  // "tensor: reason" for intermediates kept in HBM
+};
+
 struct Graph {
   std::string name;
   std::string source;  // the graph file or "workload NAME", for messages
@@ -84,6 +99,7 @@ struct Graph {
   std::vector<Op> ops;
   std::vector<Buffer> buffers;      // memory planning
   std::vector<BundlePlan> bundles;  // memory planning
+  LxSummary lx;                     // LX planning
 
   int find(const std::string& name) const;  // -1 when absent
   int add_tensor(Tensor t);

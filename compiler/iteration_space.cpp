@@ -130,3 +130,40 @@ int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand
 }
 
 }  // namespace spyre::compiler
+
+namespace spyre::compiler {
+
+std::vector<CoreView> core_views(const Graph& g, const Op& op, const IterationSpace& space, const Operand& o) {
+  std::vector<int64_t> slices;
+  int64_t cores = 1;
+  for (const auto& d : space.dims) {
+    slices.push_back(op.splits.count(d.label) ? op.splits.at(d.label) : 1);
+    cores *= slices.back();
+  }
+  const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+  std::vector<CoreView> views;
+  for (int64_t c = 0; c < cores; ++c) {
+    std::vector<int64_t> idx;
+    int64_t rest = c;
+    for (int64_t s : slices) {
+      idx.push_back(rest % s);
+      rest /= s;
+    }
+    CoreView v;
+    for (size_t j = 0; j < t.shape.size(); ++j) {
+      const size_t it = static_cast<size_t>(o.iter_of[j]);
+      if (operand_scale(g, space, o, static_cast<int>(j)) != DimScaleKind::Normal) {
+        v.origin.push_back(0);
+        v.extent.push_back(t.shape[j]);
+        continue;
+      }
+      const int64_t extent = t.shape[j] / slices[it];
+      v.origin.push_back(idx[it] * extent);
+      v.extent.push_back(extent);
+    }
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
+}  // namespace spyre::compiler

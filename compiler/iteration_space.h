@@ -54,6 +54,16 @@ DimScaleKind operand_scale(const Graph& graph, const IterationSpace& space, cons
 // that is not a whole number of sticks is one unit: it cannot be split.
 std::vector<int64_t> split_units(const Graph& graph, const IterationSpace& space);
 
+// The part of an operand's tensor one core works on: per tensor dim, the
+// first element and the extent (a broadcast dim: 0 and the tensor's size).
+struct CoreView {
+  std::vector<int64_t> origin, extent;
+  bool operator==(const CoreView& o) const { return origin == o.origin && extent == o.extent; }
+};
+// Per core (0 .. cores-1): the view of the operand under the op's splits
+// (core -> slice index in N_ order, first dim fastest, as codegen numbers them).
+std::vector<CoreView> core_views(const Graph& graph, const Op& op, const IterationSpace& space, const Operand& operand);
+
 // Per-core byte span of an operand under the given slices per iteration dim:
 // from its first to its last stick, plus that stick.
 int64_t per_core_span(const Graph& graph, const IterationSpace& space, const Operand& operand, const std::vector<int64_t>& slices);

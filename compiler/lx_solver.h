@@ -29,6 +29,9 @@ struct LxSolveOptions {
   // Searches stop after this many nodes or this much time and return the best
   // plan they have (marked incomplete).
   int64_t node_limit = 50'000'000;
+  // best: may cut a buffer's live range (evict while dormant, reload later).
+  // Off where the consumer cannot insert the store and reload.
+  bool allow_eviction = true;
   double time_limit_s = 30;
 };
 

@@ -257,11 +257,14 @@ class Packer {
     return h;
   }
 
-  // The in-place address of buffer i on a placed parent, if it is allowed.
-  int64_t in_place_address(int i, int64_t last_address) const {
+  // The in-place address of buffer i on a placed parent, if it is allowed:
+  // nothing placed above the parent's address where the child lives on.
+  // In-place placements stand outside the canonical address order (the
+  // child's address is fixed by its parent, not chosen).
+  int64_t in_place_address(int i) const {
     for (int parent : parents_[static_cast<size_t>(i)]) {
       const int64_t pa = address_[static_cast<size_t>(parent)];
-      if (pa < last_address) continue;
+      if (pa < 0) continue;
       bool clear = true;
       for (int s = first_[static_cast<size_t>(i)] + 1; s < last_[static_cast<size_t>(i)] && clear; ++s) clear = floor_[static_cast<size_t>(s)] <= pa;
       if (clear && pa + size(i) <= capacity_) return pa;
@@ -278,7 +281,9 @@ class Packer {
     }
     for (int s = lo; s < hi; ++s) low_[static_cast<size_t>(s)] = INT64_MAX;
     for (int i : left) {
-      const int64_t at = std::max(base_[static_cast<size_t>(i)], last_address);
+      int64_t at = std::max(base_[static_cast<size_t>(i)], last_address);
+      const int64_t in_place = in_place_address(i);  // on its parent: below the canonical order
+      if (in_place >= 0) at = std::min(at, in_place);
       for (int s = own_first(i); s < last_[static_cast<size_t>(i)]; ++s) low_[static_cast<size_t>(s)] = std::min(low_[static_cast<size_t>(s)], at);
     }
     for (int s = lo; s < hi; ++s) {
@@ -332,12 +337,13 @@ class Packer {
     struct Candidate {
       int i;
       int64_t at;
+      bool in_place = false;
     };
     std::vector<Candidate> candidates;
     int64_t lowest_top = INT64_MAX;  // dominance: nothing goes at or above it
     for (int i : left) {
-      const int64_t in_place = in_place_address(i, last_address);
-      if (in_place >= 0) candidates.push_back({i, in_place});
+      const int64_t in_place = in_place_address(i);
+      if (in_place >= 0) candidates.push_back({i, in_place, true});
       const int64_t at = base_[static_cast<size_t>(i)];
       lowest_top = std::min(lowest_top, at + size(i));
       if (at < last_address) {
@@ -349,12 +355,26 @@ class Packer {
       if (at + size(i) > capacity_) continue;
       if (at != in_place) candidates.push_back({i, at});
     }
+    // In-place handovers first (they cost no room), then by address.
     std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+      if (a.in_place != b.in_place) return a.in_place;
       return a.at != b.at ? a.at < b.at : rank_[static_cast<size_t>(a.i)] < rank_[static_cast<size_t>(b.i)];
     });
     std::vector<int> rest;
     rest.reserve(left.size());
     for (const Candidate& c : candidates) {
+      if (c.in_place) {
+        const size_t height = trail_.size();
+        place(c.i, c.at);
+        rest.clear();
+        for (int i : left) {
+          if (i != c.i) rest.push_back(i);
+        }
+        if (search(rest, last_address, last_placed)) return true;
+        undo_to(height);
+        if (budget_.exhausted) return false;
+        continue;
+      }
       if (c.at >= lowest_top) break;
       // Buffers at one address (necessarily with disjoint lives) go in rank order.
       if (last_placed >= 0 && c.at == last_address && rank_[static_cast<size_t>(c.i)] < rank_[static_cast<size_t>(last_placed)]) continue;
@@ -538,7 +558,7 @@ class ExactSolver : public LxSolver {
     std::vector<int> all(p.buffers.size());
     std::iota(all.begin(), all.end(), 0);
     LxPlan plan = options.place_all ? lowest_height(p, all, options, budget) : most_traffic_saved(p, all, budget);
-    if (!options.place_all && split_) plan = with_splits(p, std::move(plan), budget);
+    if (!options.place_all && split_ && options.allow_eviction) plan = with_splits(p, std::move(plan), budget);
     plan.solver = name();
     plan.complete = !budget.exhausted;
     plan.solve_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();

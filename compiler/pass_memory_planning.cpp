@@ -94,6 +94,10 @@ void plan_memory(Graph& g, const CompileOptions& options) {
   };
   for (int r : roots) {
     Tensor& t = g.tensors[static_cast<size_t>(r)];
+    if (t.in_lx) {  // LX planning placed it: no HBM bytes, no kernel argument
+      t.buffer = -1;
+      continue;
+    }
     t.buffer = buffer_for(r);
     Buffer& b = g.buffers[static_cast<size_t>(t.buffer)];
     t.buffer_offset = (b.bytes + 127) / 128 * 128;
@@ -112,7 +116,10 @@ void plan_memory(Graph& g, const CompileOptions& options) {
     Op& op = g.ops[static_cast<size_t>(o)];
     std::set<int> own;
     for (const auto* list : {&op.inputs, &op.outputs}) {
-      for (int t : *list) own.insert(g.tensors[static_cast<size_t>(g.storage_of(t))].buffer);
+      for (int t : *list) {
+        const int b = g.tensors[static_cast<size_t>(g.storage_of(t))].buffer;
+        if (b >= 0) own.insert(b);
+      }
     }
     if (static_cast<int>(own.size()) > max_arguments) {
       fail("", g.describe(op), "binds " + std::to_string(own.size()) + " buffers, more than the " + std::to_string(max_arguments) + " argument segments of a bundle");
@@ -127,7 +134,7 @@ void plan_memory(Graph& g, const CompileOptions& options) {
     for (const auto* list : {&op.inputs, &op.outputs}) {
       for (int t : *list) {
         const int b = g.tensors[static_cast<size_t>(g.storage_of(t))].buffer;
-        if (bound.insert(b).second) current.arguments.push_back(b);
+        if (b >= 0 && bound.insert(b).second) current.arguments.push_back(b);
       }
     }
     op.bundle = static_cast<int>(g.bundles.size());

@@ -19,6 +19,17 @@ enum class HbmPlacement {
   Packed,     // every tensor in argument segment 0, one after another (the seed's abs example)
 };
 
+// LX scratchpad planning (seed 000). The stages are the seed's softmax
+// stages, each adding one capability: 2 = outputs of reductions on LX,
+// 3 = + outputs of pointwise ops, which may take over a dying input's bytes
+// in place, 4 = + a clone in LX of each graph input several ops read.
+struct LxPlanningOptions {
+  bool enabled = false;  // torch-spyre's LX_PLANNING=1
+  int stage = 4;
+  std::string solver = "best";  // lx_solver.h
+  double time_limit_s = 10;
+};
+
 struct CompileOptions {
   int cores = 0;  // SENCORES: cores to divide work over, 1..device.cores; 0: all of them
   // --split: output tensor name of a device op -> iteration dim label -> slices.
@@ -27,6 +38,7 @@ struct CompileOptions {
   // The card compiled for: cores, per-core span limit, argument segments (from
   // the arch config; the defaults are the built-in Spyre card's).
   DeviceLimits device;
+  LxPlanningOptions lx;
 };
 
 // Checks the options against the device and resolves cores = 0; every pass
@@ -58,7 +70,13 @@ void distribute_work(Graph& graph, const CompileOptions& options);
 // The largest divisor of `units` that is at most `cores`.
 int64_t core_split(int64_t units, int64_t cores);
 
-// 6. LX scratchpad planning (the next issue fills it; today every tensor stays in HBM).
+// 6a. With LX planning at stage 4: a clone op in front of each graph input
+// that several ops read with one per-core view (torch-spyre's
+// CloneInputNodesPass); its output is an LX candidate. Returns the clones.
+std::vector<int> clone_multi_use_inputs(Graph& graph, const CompileOptions& options);
+// 6b. LX scratchpad planning: which intermediates live in each core's LX and
+// where (Tensor::in_lx, lx_address); clones that did not get LX are removed
+// again. Records the plan in graph.lx.
 void plan_scratchpad(Graph& graph, const CompileOptions& options);
 // 7. HBM buffers, offsets, and the split into bundles of at most max_arguments arguments.
 void plan_memory(Graph& graph, const CompileOptions& options);

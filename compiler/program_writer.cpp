@@ -95,7 +95,10 @@ Json program_manifest(const Graph& g, const CompileOptions& options) {
   for (const auto& b : g.buffers) buffers.push_back({{"name", b.name}, {"bytes", b.bytes}, {"pool", b.pool}});
   m["buffers"] = buffers;
   Json tensors = Json::array();
-  for (int t : program_tensors(g)) tensors.push_back(tensor_entry(g, t));
+  for (int t : program_tensors(g)) {
+    // LX-resident intermediates have no HBM bytes for the host to bind.
+    if (!g.tensors[static_cast<size_t>(g.storage_of(t))].in_lx) tensors.push_back(tensor_entry(g, t));
+  }
   m["tensors"] = tensors;
   return m;
 }

@@ -230,3 +230,26 @@ TEST(LxCli, PlanPrintsTheCheckAndWritesTheReport) {
 
 }  // namespace
 }  // namespace spyre::compiler
+
+namespace spyre::compiler {
+namespace {
+
+// Softmax at stage 4 on one core (512x1024 fp16): the clone, sub and exp
+// hand one 1 MiB slot down in place; only then do all five buffers fit the
+// 1677696 usable bytes. Every solver must use the handovers.
+TEST(LxInPlace, EverySolverChainsTheSoftmaxHandovers) {
+  TempDir dir;
+  write_text(dir.file("chain.json"), R"({"capacity": 1677696, "buffers": [
+    {"name": "x.lx", "size": 1048576, "uses": [0, 1, 2]}, {"name": "max", "size": 2048, "uses": [1, 2]},
+    {"name": "sub", "size": 1048576, "uses": [2, 3], "in_place_parents": ["x.lx"]},
+    {"name": "exp", "size": 1048576, "uses": [3, 4, 5], "in_place_parents": ["sub"]}, {"name": "sum", "size": 2048, "uses": [4, 5]}]})");
+  for (const auto& solver : lx_solver_names()) {
+    const PlanOutcome o = plan(dir.file("chain.json"), solver);
+    EXPECT_TRUE(o.report.at("feasible").get<bool>()) << solver;
+    EXPECT_TRUE(o.violations.empty()) << solver;
+    EXPECT_EQ(o.report.at("peak_bytes").get<int64_t>(), 1048576 + 2048) << solver;
+  }
+}
+
+}  // namespace
+}  // namespace spyre::compiler

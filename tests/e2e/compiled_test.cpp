@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "compiler/compile_job.h"
+#include "compiler/hbm_traffic.h"
 #include "runtime/npy.h"
 #include "sim/run_bundle.h"
 #include "test_support.h"
@@ -80,10 +81,13 @@ Checked compile_and_check(CompileJob job, const test::TempDir& dir) {
   return c;
 }
 
-class CompiledWorkload : public ::testing::TestWithParam<std::tuple<Case, int>> {};
+// Every workload compiles with LX planning off and on (stage 4, the best
+// solver): the numbers must not change, and the HBM bytes the compiler
+// predicts must be the bytes the card model moves.
+class CompiledWorkload : public ::testing::TestWithParam<std::tuple<Case, int, bool>> {};
 
 TEST_P(CompiledWorkload, MatchesTheHostReference) {
-  const auto& [c, cores] = GetParam();
+  const auto& [c, cores, lx] = GetParam();
   test::TempDir dir;
   CompileJob job;
   job.workload = c.workload;
@@ -100,7 +104,9 @@ TEST_P(CompiledWorkload, MatchesTheHostReference) {
     job.params.intermediate = 512;
   }
   job.options.cores = cores;
+  job.options.lx.enabled = lx;
   const Checked checked = compile_and_check(job, dir);
+  EXPECT_EQ(compiler::predicted_hbm_bytes(checked.compiled.device), checked.run.report.hbm_read_bytes + checked.run.report.hbm_write_bytes);
   // Every SDSC ran, on at most the cores work division gave it.
   size_t sdscs = 0;
   for (const auto& b : checked.compiled.device.bundles) sdscs += b.ops.size();
@@ -108,12 +114,12 @@ TEST_P(CompiledWorkload, MatchesTheHostReference) {
   for (const auto& k : checked.run.report.kernels) EXPECT_LE(k.cores, cores);
 }
 
-std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, int>>& info) {
+std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, int, bool>>& info) {
   const Case& c = std::get<0>(info.param);
-  return (c.label.empty() ? c.workload : c.label) + "_" + std::to_string(std::get<1>(info.param)) + "cores";
+  return (c.label.empty() ? c.workload : c.label) + "_" + std::to_string(std::get<1>(info.param)) + "cores" + (std::get<2>(info.param) ? "_lx" : "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Workloads, CompiledWorkload, ::testing::Combine(::testing::ValuesIn(cases()), ::testing::Values(1, 4, 32)), case_name);
+INSTANTIATE_TEST_SUITE_P(Workloads, CompiledWorkload, ::testing::Combine(::testing::ValuesIn(cases()), ::testing::Values(1, 4, 32), ::testing::Bool()), case_name);
 
 TEST(CompiledProgram, ExampleGraphsMatchTheirReference) {
   int graphs = 0;
