@@ -1,7 +1,9 @@
 // LX scratchpad planning (torch-spyre's scratchpad_planning, seed 000), run
 // after work division because per-core buffer sizes and core_div_mismatch
 // need the splits:
-//   1. at stage 4, clone multi-use graph inputs (pass_clone_inputs.cpp);
+//   1. pointwise ops adopt a neighbour's slicing where that removes a
+//      core_div_mismatch (pass_lx_split_alignment.cpp); at stage 4, clone
+//      multi-use graph inputs (pass_clone_inputs.cpp);
 //   2. buffers: every intermediate the stage makes eligible, one per core
 //      slice, live from the op that writes it to the last op that reads it
 //      (time = device op order); graph inputs and outputs stay in HBM, and so
@@ -57,6 +59,7 @@ void plan_scratchpad(Graph& g, const CompileOptions& options) {
   if (!options.lx.enabled) return;
   if (options.lx.stage < 2 || options.lx.stage > 4) fail("", "--lx-stage", "must be 2, 3 or 4 (the seed's softmax stages), got " + std::to_string(options.lx.stage));
   auto solver = make_lx_solver(options.lx.solver);
+  align_splits_for_lx(g, options);
   const std::vector<int> clones = clone_multi_use_inputs(g, options);
 
   const int64_t align = std::max<int64_t>(options.device.lx_alignment, 1);
@@ -181,7 +184,7 @@ void plan_scratchpad(Graph& g, const CompileOptions& options) {
         if (in == c) in = source;
       }
     }
-    --g.lx.candidates;
+    if (buffer_of[static_cast<size_t>(c)] >= 0) --g.lx.candidates;
     if (c == static_cast<int>(g.tensors.size()) - 1) g.tensors.pop_back();
   }
 }

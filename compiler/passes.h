@@ -70,11 +70,14 @@ void distribute_work(Graph& graph, const CompileOptions& options);
 // The largest divisor of `units` that is at most `cores`.
 int64_t core_split(int64_t units, int64_t cores);
 
-// 6a. With LX planning at stage 4: a clone op in front of each graph input
+// 6a. With LX planning: pointwise ops adopt a neighbour's slicing of a tensor
+// they share when that removes a core_div_mismatch.
+void align_splits_for_lx(Graph& graph, const CompileOptions& options);
+// 6b. With LX planning at stage 4: a clone op in front of each graph input
 // that several ops read with one per-core view (torch-spyre's
 // CloneInputNodesPass); its output is an LX candidate. Returns the clones.
 std::vector<int> clone_multi_use_inputs(Graph& graph, const CompileOptions& options);
-// 6b. LX scratchpad planning: which intermediates live in each core's LX and
+// 6c. LX scratchpad planning (runs 6a and 6b first): which intermediates live in each core's LX and
 // where (Tensor::in_lx, lx_address); clones that did not get LX are removed
 // again. Records the plan in graph.lx.
 void plan_scratchpad(Graph& graph, const CompileOptions& options);
