@@ -8,6 +8,7 @@
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
 #include "compiler/plan_job.h"
+#include "sim/study_softmax_lx.h"
 #include "runtime/error.h"
 #include "sim/arch_config.h"
 #include "sim/run_bundle.h"
@@ -122,6 +123,18 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("--report", plan.report_path, "Write the plan as JSON here");
   plan_cmd->add_flag("--quiet", quiet, "Do not print the table");
 
+  spyre::sim::SoftmaxStudyOptions study;
+  std::string study_name, study_shape;
+  auto* study_cmd = app.add_subcommand("study", "Compile and run a workload several ways and compare (softmax-lx: the seed's LX stages)");
+  study_cmd->add_option("name", study_name, "Study to run")->required()->check(CLI::IsMember({"softmax-lx"}));
+  study_cmd->add_option("--shape", study_shape, "M x N of the fp16 softmax input (default 512x1024)");
+  study_cmd->add_option("--cores", study.multi_cores, "Cores of the multi-core row")->capture_default_str();
+  study_cmd->add_option("--solver", study.solver, "LX solver: greedy, firstfit, bestfit, exact, best")->capture_default_str();
+  study_cmd->add_option("--arch", study.arch_path, "Arch config JSON (default: built-in)");
+  study_cmd->add_option("--set", study.arch_overrides, "Override an arch parameter (what-if studies)");
+  study_cmd->add_option("--report", study.report_path, "Write the rows as JSON here");
+  study_cmd->add_flag("--quiet", quiet, "Do not print the table");
+
   std::string arch_path;
   std::vector<std::string> arch_overrides;
   auto* arch_cmd = app.add_subcommand("arch", "Print every arch parameter with its unit and source");
@@ -139,6 +152,17 @@ int main(int argc, char** argv) {
       const auto outcome = spyre::compiler::run_plan_job(plan);
       if (!quiet) std::cout << spyre::compiler::plan_table(outcome);
       return outcome.violations.empty() ? 0 : 2;
+    }
+    if (study_cmd->parsed()) {
+      if (!study_shape.empty()) {
+        const auto sizes = spyre::compiler::parse_shape(study_shape);
+        if (sizes.size() != 2) throw spyre::SpyreError("--shape " + study_shape + ": the study takes M x N");
+        study.rows = sizes[0];
+        study.cols = sizes[1];
+      }
+      const auto result = spyre::sim::run_softmax_study(study);
+      if (!quiet) std::cout << spyre::sim::softmax_study_table(result);
+      return 0;
     }
     if (compile_cmd->parsed()) {
       job.options.device = spyre::sim::load_arch(compile_arch, compile_overrides).limits();
