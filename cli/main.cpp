@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--trace", run.trace_path, "Write a Chrome trace (ui.perfetto.dev) here");
   run_cmd->add_option("--arch", run.arch_path, "Arch config JSON (default: built-in models/arch/spyre.json)");
   run_cmd->add_option("--set", run.arch_overrides, "Override an arch parameter, e.g. --set lpddr5.read_gbps=300");
+  run_cmd->add_flag("--vf", run.vf, "VF multi-tenancy: LX is wiped at every bundle boundary; reads of wiped data are hazards");
   run_cmd->add_flag("--quiet", quiet, "Do not print the report table");
 
   spyre::compiler::CompileJob job;

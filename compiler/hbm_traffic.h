@@ -4,7 +4,7 @@
 // padded) and writes each distinct output slice once (slices several cores
 // reduce into are combined on the reduce-sum ring first). LX-resident operands move nothing.
 // The card model counts the same bytes when it runs the program
-// (tests/e2e/lx_planning_test.cpp holds the two equal).
+// (tests/e2e/compiled_test.cpp holds the two equal for every workload).
 
 #include <cstdint>
 

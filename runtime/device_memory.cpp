@@ -56,6 +56,10 @@ uint8_t* DeviceMemory::lx(int core, int64_t address, int64_t bytes) {
   return lx.data() + address;
 }
 
+void DeviceMemory::wipe_lx() {
+  for (auto& lx : lx_) std::fill(lx.begin(), lx.end(), 0);
+}
+
 void DeviceMemory::upload(const HostTensor& tensor, const std::vector<float>& values) {
   if (static_cast<int64_t>(values.size()) != tensor.element_count()) {
     fail("", tensor.name, "upload of " + std::to_string(values.size()) + " values into a tensor of " + std::to_string(tensor.element_count()));

@@ -23,6 +23,8 @@ class DeviceMemory {
   uint8_t* hbm(int64_t address, int64_t bytes);
   // Pointer into one core's LX (allocated on first use).
   uint8_t* lx(int core, int64_t address, int64_t bytes);
+  // Every core's LX back to zeros (a multi-tenant runtime's context switch).
+  void wipe_lx();
 
   // Host -> device: values in host C order (host shape) into the tensor's layout.
   void upload(const HostTensor& tensor, const std::vector<float>& values);

@@ -22,6 +22,7 @@ struct RunOptions {
   std::string report_path, trace_path;
   std::string arch_path;    // empty: built-in spyre.json
   std::vector<std::string> arch_overrides;
+  bool vf = false;  // LX wiped at every bundle boundary (VF multi-tenancy)
 };
 
 struct RunOutcome {

@@ -32,6 +32,7 @@ Json report_to_json(const RunReport& r) {
   Json j;
   j["bundle"] = r.bundle;
   j["mode"] = r.mode;
+  j["vf"] = r.lx_wiped_at_bundles;
   j["latency_us"] = rounded(r.latency_us, 4);
   j["cycles"] = r.cycles;
   j["hbm"] = {{"read_bytes", r.hbm_read_bytes},

@@ -44,6 +44,7 @@ struct RunReport {
   Json arch;
   double latency_us = 0;  // first launch to last barrier
   int64_t cycles = 0;
+  bool lx_wiped_at_bundles = false;  // run --vf
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
   int64_t host_upload_bytes = 0, host_download_bytes = 0;
   double host_upload_us = 0, host_download_us = 0;

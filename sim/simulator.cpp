@@ -29,10 +29,11 @@ int64_t lx_high_water(const Program& program, int core) {
   return high;
 }
 
-RunReport build_report(const Program& program, const ArchConfig& arch, const std::vector<KernelWork>& plans, const Card& card, bool functional) {
+RunReport build_report(const Program& program, const ArchConfig& arch, const std::vector<KernelWork>& plans, const Card& card, bool functional, bool vf) {
   RunReport r;
   r.bundle = program.name;
   r.mode = functional ? "functional" : "timing";
+  r.lx_wiped_at_bundles = vf;
   r.arch = arch.to_json();
   const double span_ns = card.device_end_ns() - card.device_start_ns();
   r.latency_us = span_ns / 1000.0;
@@ -116,7 +117,7 @@ RunReport build_report(const Program& program, const ArchConfig& arch, const std
     r.tensors.push_back(t);
   }
   r.hazards = program.hazards;
-  for (auto& h : find_lx_hazards(program, arch.lx.size_bytes, kernel_start_us)) {
+  for (auto& h : find_lx_hazards(program, arch.lx.size_bytes, kernel_start_us, vf)) {
     h.time_us -= card.device_start_ns() / 1000.0;
     r.hazards.push_back(h);
   }
@@ -174,7 +175,7 @@ Json build_trace(const Program& program, const Card& card) {
 
 }  // namespace
 
-SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace) {
+SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace, bool wipe_lx_at_bundles) {
   std::vector<KernelWork> plans;
   for (size_t k = 0; k < program.kernels.size(); ++k) plans.push_back(plan_kernel(program, static_cast<int>(k), arch));
   // Values: SDSCs are separated by barriers and a core only reads what earlier
@@ -182,14 +183,19 @@ SimulationResult simulate(const Program& program, const ArchConfig& arch, Device
   // timed schedule produces.
   if (memory) {
     FunctionalExecutor executor(*memory);
-    for (const auto& kernel : program.kernels) executor.run(kernel);
+    int bundle = program.kernels.empty() ? 0 : program.kernels.front().bundle;
+    for (const auto& kernel : program.kernels) {
+      if (wipe_lx_at_bundles && kernel.bundle != bundle) memory->wipe_lx();
+      bundle = kernel.bundle;
+      executor.run(kernel);
+    }
   }
   begin_systemc_context();
   SimulationResult result;
   try {
     Card card("card", arch, program, plans);
     sc_core::sc_start();
-    result.report = build_report(program, arch, plans, card, memory != nullptr);
+    result.report = build_report(program, arch, plans, card, memory != nullptr, wipe_lx_at_bundles);
     if (with_trace) result.trace = build_trace(program, card);
   } catch (const sc_core::sc_report& e) {
     throw SpyreError(std::string("SystemC: ") + e.what());

@@ -17,6 +17,8 @@ struct SimulationResult {
 
 // Each call builds its own SystemC kernel context, so one process can run
 // many simulations (tests, sweeps).
-SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace);
+// wipe_lx_at_bundles (run --vf): LX does not survive a bundle boundary, as
+// under VF multi-tenancy; values read across one are zeros and reported.
+SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace, bool wipe_lx_at_bundles = false);
 
 }  // namespace spyre::sim
