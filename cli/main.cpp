@@ -73,6 +73,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--trace", run.trace_path, "Write a Chrome trace (ui.perfetto.dev) here");
   run_cmd->add_option("--arch", run.arch_path, "Arch config JSON (default: built-in models/arch/spyre.json)");
   run_cmd->add_option("--set", run.arch_overrides, "Override an arch parameter, e.g. --set lpddr5.read_gbps=300");
+  run_cmd->add_option("--warmup", run.warmup, "Time this many iterations of the program before the measured one (steady state)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   run_cmd->add_flag("--vf", run.vf, "VF multi-tenancy: LX is wiped at every bundle boundary; reads of wiped data are hazards");
   run_cmd->add_flag("--quiet", quiet, "Do not print the report table");
 
@@ -134,6 +137,9 @@ int main(int argc, char** argv) {
   study_cmd->add_option("--arch", study.arch_path, "Arch config JSON (default: built-in)");
   study_cmd->add_option("--set", study.arch_overrides, "Override an arch parameter (what-if studies)");
   study_cmd->add_option("--report", study.report_path, "Write the rows as JSON here");
+  study_cmd->add_option("--warmup", study.warmup, "Iterations run before the measured one (the seed measured after warm-up)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   study_cmd->add_flag("--quiet", quiet, "Do not print the table");
 
   std::string arch_path;

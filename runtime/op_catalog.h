@@ -17,7 +17,9 @@ enum class OpKind {
 };
 
 // How expensive an op is on the SFU, in cycles per vector (arch config).
-enum class SfuCost { Simple, Divide, Transcendental, Reduce };
+// Reduce: across sticks (elementwise, the *nonstick forms); ReduceStick:
+// within each stick (across the vector's lanes).
+enum class SfuCost { Simple, Divide, Transcendental, Reduce, ReduceStick };
 
 struct OpInfo {
   std::string name;     // opFuncName as written in SuperDSC

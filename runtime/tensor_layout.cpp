@@ -55,6 +55,54 @@ int64_t TensorLayout::box_bytes(const DimMap& origin, const DimMap& extent) cons
   return bytes;
 }
 
+std::vector<std::pair<int64_t, int64_t>> TensorLayout::box_runs(const DimMap& origin, const DimMap& extent, size_t max_runs) const {
+  struct Span {
+    int64_t units, stride;
+  };
+  std::vector<Span> spans;  // innermost first
+  int64_t base = 0;
+  for (const auto& d : dims_) {
+    const int64_t o = origin.count(d.name) ? origin.at(d.name) : 0;
+    const int64_t e = extent.count(d.name) ? extent.at(d.name) : 1;
+    const int64_t first = d.stick ? o / stick_elems_ : o;
+    const int64_t units = d.stick ? (o + e - 1) / stick_elems_ - first + 1 : e;
+    base += first * d.stride;
+    spans.push_back({units, d.stride});
+  }
+  // The innermost dims whose units follow each other make one run.
+  int64_t run = stick_elems_ * elem_bytes_;
+  size_t k = 0;
+  while (k < spans.size() && (spans[k].units == 1 || spans[k].stride == run)) {
+    run *= spans[k].units;
+    ++k;
+  }
+  size_t count = 1;
+  for (size_t i = k; i < spans.size(); ++i) count *= static_cast<size_t>(spans[i].units);
+  if (count > max_runs) return {{base, box_bytes(origin, extent)}};
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  runs.reserve(count);
+  std::vector<int64_t> index(spans.size(), 0);
+  for (size_t n = 0; n < count; ++n) {
+    int64_t offset = base;
+    for (size_t i = k; i < spans.size(); ++i) offset += index[i] * spans[i].stride;
+    runs.emplace_back(offset, run);
+    for (size_t i = k; i < spans.size(); ++i) {  // next index, innermost fastest
+      if (++index[i] < spans[i].units) break;
+      index[i] = 0;
+    }
+  }
+  std::sort(runs.begin(), runs.end());
+  std::vector<std::pair<int64_t, int64_t>> merged;
+  for (const auto& r : runs) {
+    if (!merged.empty() && merged.back().first + merged.back().second == r.first) {
+      merged.back().second += r.second;
+    } else {
+      merged.push_back(r);
+    }
+  }
+  return merged;
+}
+
 bool TensorLayout::same_bytes_as(const TensorLayout& other) const {
   if (elem_bytes_ != other.elem_bytes_ || stick_elems_ != other.stick_elems_ || size_ != other.size_) return false;
   auto steps = [](const std::vector<LayoutDim>& dims) {

@@ -50,6 +50,11 @@ class TensorLayout {
   // Bytes of all sticks touched by the box [origin, origin + extent): what a
   // DMA of that box moves.
   int64_t box_bytes(const DimMap& origin, const DimMap& extent) const;
+  // The same sticks as contiguous byte runs (offset from the tensor's first
+  // byte, bytes), in address order, adjacent runs merged. A box with more
+  // than max_runs runs comes back as one run from its first byte (the
+  // coarse form of a strided transfer).
+  std::vector<std::pair<int64_t, int64_t>> box_runs(const DimMap& origin, const DimMap& extent, size_t max_runs = 65536) const;
   // True when both layouts put every byte in the same place: same element
   // and stick size, and the same (count, stride) steps once size-1 dims are
   // dropped. Dim names are per SDSC, so they are not compared.

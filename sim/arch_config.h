@@ -27,7 +27,7 @@ struct ArchConfig {
 
   struct Sfu {
     int lanes = 64;
-    double cycles_simple = 1, cycles_divide = 2, cycles_transcendental = 4, cycles_reduce = 1;
+    double cycles_simple = 1, cycles_divide = 2, cycles_transcendental = 4, cycles_reduce = 1, cycles_reduce_stick = 1;
   } sfu;
 
   struct Lx {
@@ -43,12 +43,21 @@ struct ArchConfig {
     int64_t request_bytes = 2048;
     int max_outstanding = 16;
     double setup_ns = 50;
+    double write_fence_ns = 0;  // a kernel that wrote HBM waits this long after its last store
   } dma;
+
+  struct Cache {
+    int64_t bytes = 0;  // 0: no memory-side cache
+    int64_t line_bytes = 2048;
+    double gbps = 1000;
+    double hit_latency_ns = 60;
+  } cache;
 
   struct Lpddr5 {
     int channels = 8;
     double peak_gbps = 204.8, read_gbps = 150, write_gbps = 146;
     double turnaround_ns = 24, latency_ns = 120;
+    double write_ack_ns = -1;  // < 0: writes complete like reads (latency after the data); else posted, acknowledged this long after admission
     int64_t interleave_bytes = 256;
     int64_t write_batch_bytes = 1024;
     int64_t queue_depth_chunks = 32;
@@ -67,6 +76,7 @@ struct ArchConfig {
   struct Launch {
     double bundle_overhead_us = 15;
     double sdsc_overhead_ns = 500;
+    double barrier_ns_per_level = 0;  // cross-core barrier after an SDSC: per level of a log2(cores) tree
   } launch;
 
   struct Address {

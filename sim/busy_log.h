@@ -4,6 +4,7 @@
 // events. Intervals of one log never overlap: each engine does one thing at a
 // time.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ class BusyLog {
     intervals_.push_back({start_ns, end_ns, std::move(label)});
   }
   double busy_ns() const { return busy_ns_; }
+  // Busy time within [from, to).
+  double busy_between(double from, double to) const {
+    double busy = 0;
+    for (const auto& i : intervals_) busy += std::max(0.0, std::min(i.end_ns, to) - std::max(i.start_ns, from));
+    return busy;
+  }
   const std::vector<BusyInterval>& intervals() const { return intervals_; }
 
  private:

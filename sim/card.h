@@ -17,6 +17,7 @@
 #include "sim/host_link.h"
 #include "sim/kernel_plan.h"
 #include "sim/lpddr5.h"
+#include "sim/memory_cache.h"
 #include "sim/ring.h"
 
 namespace spyre::sim {
@@ -27,7 +28,9 @@ struct KernelTiming {
 
 class Card : public sc_core::sc_module {
  public:
-  Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program, const std::vector<KernelWork>& plans);
+  // warmup: iterations of the whole program run before the measured one (the
+  // steady state measurements report: caches warm, uploads done).
+  Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program, const std::vector<KernelWork>& plans, int warmup = 0);
 
   // Called from core threads.
   void ring_phase(int core);
@@ -38,8 +41,12 @@ class Card : public sc_core::sc_module {
   double device_end_ns() const { return device_end_ns_; }
   int64_t upload_bytes() const { return upload_bytes_; }
   int64_t download_bytes() const { return download_bytes_; }
+  int warmup_iterations() const { return warmup_; }
+  const Lpddr5::Stats& memory_at_start() const { return memory_at_start_; }
+  const MemoryCache::Stats& cache_at_start() const { return cache_at_start_; }
 
   Lpddr5 memory;
+  MemoryCache cache;
   Ring data_ring, reduce_ring;
   HostLink host;
   std::vector<std::unique_ptr<Core>> cores;
@@ -68,6 +75,9 @@ class Card : public sc_core::sc_module {
   std::vector<KernelTiming> kernel_timing_;
   double device_start_ns_ = 0, device_end_ns_ = 0;
   int64_t upload_bytes_ = 0, download_bytes_ = 0;
+  int warmup_ = 0;
+  Lpddr5::Stats memory_at_start_;
+  MemoryCache::Stats cache_at_start_;
 };
 
 }  // namespace spyre::sim

@@ -23,6 +23,7 @@ Core::Core(sc_core::sc_module_name name, int id, const ArchConfig& arch, Card& c
       load_slots_("load_slots", kStagingBuffers),
       store_slots_("store_slots", kStagingBuffers) {
   port.ns_per_byte = 1.0 / arch.dma.port_gbps;
+  write_fence_ns_ = arch.dma.write_fence_ns;
   for (int c = 0; c < arch.corelets_per_core; ++c) {
     corelets.push_back(std::make_unique<Corelet>(("corelet" + std::to_string(c)).c_str(), arch));
   }
@@ -81,6 +82,7 @@ void Core::store_thread() {
       store_slots_.post();
     }
     for (const auto& t : work_->final_stores) dma_out.transfer(t, label_ + " result");
+    if (work_->hbm_write_bytes > 0 && write_fence_ns_ > 0) sc_core::wait(ns(write_fence_ns_));
     card_.core_finished(id_);
   }
 }

@@ -40,6 +40,7 @@ class Core : public sc_core::sc_module {
   void load_thread();
   void compute_thread();
   void store_thread();
+  double write_fence_ns_ = 0;
 
   Card& card_;
   int id_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <vector>
 
 namespace spyre::sim {
 
@@ -25,12 +26,21 @@ void DmaEngine::transfer(const Transfer& t, const std::string& label) {
   payload.set_command(writes_to_hbm_ ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   payload.set_data_ptr(nullptr);  // timing only: values move in the functional executor
   payload.set_streaming_width(0);
-  for (int64_t offset = 0; offset < t.bytes; offset += request_bytes_) {
-    const int64_t size = std::min(request_bytes_, t.bytes - offset);
+  // Requests never cross a run: a strided transfer is one descriptor whose
+  // requests stay in flight across its runs.
+  std::vector<std::pair<int64_t, int64_t>> requests;
+  if (t.runs.empty()) {
+    for (int64_t offset = 0; offset < t.bytes; offset += request_bytes_) requests.emplace_back(t.address + offset, std::min(request_bytes_, t.bytes - offset));
+  } else {
+    for (const auto& [address, bytes] : t.runs) {
+      for (int64_t offset = 0; offset < bytes; offset += request_bytes_) requests.emplace_back(address + offset, std::min(request_bytes_, bytes - offset));
+    }
+  }
+  for (const auto& [request_address, size] : requests) {
     const double port_start = std::max(now_ns(), port_.free_at_ns);
     port_.free_at_ns = port_start + static_cast<double>(size) * port_.ns_per_byte;
     lx_.access(port_start, size);  // staging buffer side of the copy
-    payload.set_address(static_cast<uint64_t>(t.address + offset));
+    payload.set_address(static_cast<uint64_t>(request_address));
     payload.set_data_length(static_cast<unsigned int>(size));
     payload.set_streaming_width(static_cast<unsigned int>(size));
     payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);

@@ -48,6 +48,7 @@ double sfu_cycles_per_vector(const ArchConfig& arch, SfuCost cost) {
     case SfuCost::Divide: return arch.sfu.cycles_divide;
     case SfuCost::Transcendental: return arch.sfu.cycles_transcendental;
     case SfuCost::Reduce: return arch.sfu.cycles_reduce;
+    case SfuCost::ReduceStick: return arch.sfu.cycles_reduce_stick;
   }
   return 1;
 }
@@ -132,12 +133,15 @@ void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, Core
   const int core = cw.core;
   struct Stream {
     int64_t address, bytes;
+    std::vector<std::pair<int64_t, int64_t>> runs;  // absolute addresses
   };
   std::vector<Stream> loads, stores, cached, final_out;
   for (size_t lds = 0; lds < k.tensors.size(); ++lds) {
     const TensorBinding& b = k.tensors[lds];
     if (b.component != MemComponent::Hbm) continue;
-    const Stream st{box_address(b, core), box_bytes(b, core)};
+    Stream st{box_address(b, core), box_bytes(b, core), {}};
+    const Box& box = b.core_box.at(core);
+    for (const auto& [offset, bytes] : b.layout.box_runs(box.origin, box.extent)) st.runs.emplace_back(b.hbm_base + offset, bytes);
     if (b.read) (is_broadcast_operand(s, static_cast<int>(lds)) ? cached : loads).push_back(st);
     if (b.written) (is_broadcast_operand(s, static_cast<int>(lds)) ? final_out : stores).push_back(st);
   }
@@ -159,24 +163,38 @@ void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, Core
   auto place = [&](const std::vector<Stream>& list, bool is_load) {
     for (const auto& st : list) {
       const auto parts = split_sticks(st.bytes, n);
-      int64_t address = st.address;
+      size_t run = 0;
+      int64_t used = 0;  // bytes of runs[run] already given to earlier tiles
       for (int64_t i = 0; i < n; ++i) {
         if (parts[i] == 0) continue;
-        (is_load ? cw.tiles[i].loads : cw.tiles[i].stores).push_back({address, parts[i]});
-        address += parts[i];
+        Transfer t;
+        t.bytes = parts[i];
+        for (int64_t need = parts[i]; need > 0 && run < st.runs.size();) {
+          const int64_t take = std::min(need, st.runs[run].second - used);
+          t.runs.emplace_back(st.runs[run].first + used, take);
+          need -= take;
+          used += take;
+          if (used == st.runs[run].second) {
+            ++run;
+            used = 0;
+          }
+        }
+        t.address = t.runs.empty() ? st.address : t.runs.front().first;
+        (is_load ? cw.tiles[i].loads : cw.tiles[i].stores).push_back(std::move(t));
       }
     }
   };
+  auto whole = [](const Stream& st) { return Transfer{st.address, st.bytes, st.runs}; };
   place(loads, true);
   place(stores, false);
-  for (const auto& st : cached) cw.tiles.front().loads.push_back({st.address, st.bytes});
+  for (const auto& st : cached) cw.tiles.front().loads.push_back(whole(st));
   // Results of a reduced dim: stored after the last tile, or after the ring
   // combine by the first core of the group.
   for (const auto& st : final_out) {
     if (cw.reduce_group < 0) {
-      cw.tiles.back().stores.push_back({st.address, st.bytes});
+      cw.tiles.back().stores.push_back(whole(st));
     } else if (w.reduce_groups[cw.reduce_group].cores.front() == core) {
-      cw.final_stores.push_back({st.address, st.bytes});
+      cw.final_stores.push_back(whole(st));
     }
   }
   // Compute: every op of the SDSC, spread evenly over the tiles.

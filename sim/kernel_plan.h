@@ -29,6 +29,9 @@ namespace spyre::sim {
 struct Transfer {
   int64_t address = 0;  // first HBM byte
   int64_t bytes = 0;
+  // The HBM byte runs (address, bytes) a strided transfer moves, in order;
+  // empty: one contiguous run from `address`.
+  std::vector<std::pair<int64_t, int64_t>> runs;
 };
 
 struct Tile {

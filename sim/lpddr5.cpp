@@ -18,6 +18,7 @@ Lpddr5::Lpddr5(sc_core::sc_module_name name, const ArchConfig& arch)
                        2.0 * arch.lpddr5.turnaround_ns),
       queue_ns_(static_cast<double>(arch.lpddr5.queue_depth_chunks * arch.lpddr5.interleave_bytes) * arch.lpddr5.channels / arch.lpddr5.read_gbps),
       latency_ns_(arch.lpddr5.latency_ns),
+      write_ack_ns_(arch.lpddr5.write_ack_ns),
       interleave_(arch.lpddr5.interleave_bytes),
       write_batch_(arch.lpddr5.write_batch_bytes) {
   socket.register_b_transport(this, &Lpddr5::b_transport);
@@ -60,7 +61,8 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
     remaining -= chunk;
   }
   (write ? stats_.write_bytes : stats_.read_bytes) += length;
-  delay = ns(last_chunk_end + latency_ns_ - now_ns());
+  const double done = write && write_ack_ns_ >= 0 ? arrival + write_ack_ns_ : last_chunk_end + latency_ns_;
+  delay = ns(done - now_ns());
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -55,6 +55,7 @@ class Lpddr5 : public sc_core::sc_module {
   double mixed_window_ns_;               // a read this recent means reads and writes interleave
   double queue_ns_;                      // backlog a channel accepts
   double latency_ns_;
+  double write_ack_ns_;  // < 0: writes complete like reads
   int64_t interleave_, write_batch_;
   Stats stats_;
 };

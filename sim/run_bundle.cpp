@@ -44,7 +44,7 @@ RunOutcome run_bundle(const RunOptions& o) {
     }
   }
 
-  SimulationResult sim = simulate(program, arch, functional ? &*memory : nullptr, !o.trace_path.empty(), o.vf);
+  SimulationResult sim = simulate(program, arch, functional ? &*memory : nullptr, !o.trace_path.empty(), o.vf, o.warmup);
   RunOutcome outcome;
   outcome.report = std::move(sim.report);
   if (functional) {

@@ -23,6 +23,7 @@ struct RunOptions {
   std::string arch_path;    // empty: built-in spyre.json
   std::vector<std::string> arch_overrides;
   bool vf = false;  // LX wiped at every bundle boundary (VF multi-tenancy)
+  int warmup = 0;   // timed iterations before the measured one (steady state)
 };
 
 struct RunOutcome {

@@ -33,6 +33,7 @@ Json report_to_json(const RunReport& r) {
   j["bundle"] = r.bundle;
   j["mode"] = r.mode;
   j["vf"] = r.lx_wiped_at_bundles;
+  j["warmup_iterations"] = r.warmup_iterations;
   j["latency_us"] = rounded(r.latency_us, 4);
   j["cycles"] = r.cycles;
   j["hbm"] = {{"read_bytes", r.hbm_read_bytes},
@@ -40,7 +41,12 @@ Json report_to_json(const RunReport& r) {
               {"total_bytes", r.hbm_read_bytes + r.hbm_write_bytes},
               {"achieved_gbps", rounded(r.lpddr5_achieved_gbps, 3)},
               {"lpddr5_busy_fraction", rounded(r.lpddr5_utilization, 4)},
-              {"turnarounds", r.lpddr5_turnarounds}};
+              {"turnarounds", r.lpddr5_turnarounds},
+              {"dram_read_bytes", r.dram_read_bytes},
+              {"dram_write_bytes", r.dram_write_bytes},
+              {"cache_hit_bytes", r.cache_hit_bytes},
+              {"cache_miss_bytes", r.cache_miss_bytes},
+              {"cache_writeback_bytes", r.cache_writeback_bytes}};
   Json lx_peak = Json::array(), staging = Json::array(), cores = Json::array();
   for (const auto& c : r.cores) {
     lx_peak.push_back(c.lx_high_water_bytes);
@@ -137,6 +143,10 @@ std::string report_table(const RunReport& r) {
   out << "HBM          read " << r.hbm_read_bytes << " B, write " << r.hbm_write_bytes << " B, total " << (r.hbm_read_bytes + r.hbm_write_bytes)
       << " B  (" << fmt("%.1f", r.lpddr5_achieved_gbps) << " GB/s achieved, LPDDR5 channels " << fmt("%.1f", 100 * r.lpddr5_utilization)
       << "% busy)\n";
+  if (r.cache_hit_bytes + r.cache_miss_bytes > 0) {
+    out << "cache        hit " << r.cache_hit_bytes << " B, miss " << r.cache_miss_bytes << " B, write-back " << r.cache_writeback_bytes << " B; LPDDR5 read "
+        << r.dram_read_bytes << " B, write " << r.dram_write_bytes << " B\n";
+  }
   out << "host link    upload " << r.host_upload_bytes << " B in " << fmt("%.3f", r.host_upload_us) << " us, download " << r.host_download_bytes
       << " B in " << fmt("%.3f", r.host_download_us) << " us\n";
   if (r.data_ring_bytes || r.reduce_ring_bytes) {

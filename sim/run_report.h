@@ -45,6 +45,9 @@ struct RunReport {
   double latency_us = 0;  // first launch to last barrier
   int64_t cycles = 0;
   bool lx_wiped_at_bundles = false;  // run --vf
+  int warmup_iterations = 0;         // run --warmup: iterations run before the measured one
+  int64_t cache_hit_bytes = 0, cache_miss_bytes = 0, cache_writeback_bytes = 0;  // memory-side cache (cache.bytes > 0)
+  int64_t dram_read_bytes = 0, dram_write_bytes = 0;                            // what reached LPDDR5
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
   int64_t host_upload_bytes = 0, host_download_bytes = 0;
   double host_upload_us = 0, host_download_us = 0;

@@ -70,13 +70,13 @@ RunReport build_report(const Program& program, const ArchConfig& arch, const std
     cr.core = c;
     double pt = 0, sfu = 0;
     for (const auto& corelet : core.corelets) {
-      pt += corelet->log(Engine::Pt).busy_ns();
-      sfu += corelet->log(Engine::Sfu).busy_ns();
+      pt += corelet->log(Engine::Pt).busy_between(card.device_start_ns(), card.device_end_ns());
+      sfu += corelet->log(Engine::Sfu).busy_between(card.device_start_ns(), card.device_end_ns());
     }
     cr.pt_busy_pct = pct(pt / static_cast<double>(core.corelets.size()));
     cr.sfu_busy_pct = pct(sfu / static_cast<double>(core.corelets.size()));
-    cr.dma_in_busy_pct = pct(core.dma_in.log().busy_ns());
-    cr.dma_out_busy_pct = pct(core.dma_out.log().busy_ns());
+    cr.dma_in_busy_pct = pct(core.dma_in.log().busy_between(card.device_start_ns(), card.device_end_ns()));
+    cr.dma_out_busy_pct = pct(core.dma_out.log().busy_between(card.device_start_ns(), card.device_end_ns()));
     cr.lx_high_water_bytes = lx_high_water(program, c);
     for (const auto& w : plans) {
       for (const auto& cw : w.cores) {
@@ -88,10 +88,18 @@ RunReport build_report(const Program& program, const ArchConfig& arch, const std
     }
     r.cores.push_back(cr);
   }
+  // Memory traffic of the measured iteration (after any warm-up iterations).
   const auto& mem = card.memory.stats();
-  r.lpddr5_achieved_gbps = span_ns > 0 ? static_cast<double>(mem.read_bytes + mem.write_bytes) / span_ns : 0;
+  const auto& mem0 = card.memory_at_start();
+  r.cache_hit_bytes = card.cache.stats().hit_bytes - card.cache_at_start().hit_bytes;
+  r.cache_miss_bytes = card.cache.stats().miss_bytes - card.cache_at_start().miss_bytes;
+  r.cache_writeback_bytes = card.cache.stats().writeback_bytes - card.cache_at_start().writeback_bytes;
+  r.dram_read_bytes = mem.read_bytes - mem0.read_bytes;
+  r.dram_write_bytes = mem.write_bytes - mem0.write_bytes;
+  r.warmup_iterations = card.warmup_iterations();
+  r.lpddr5_achieved_gbps = span_ns > 0 ? static_cast<double>(r.dram_read_bytes + r.dram_write_bytes) / span_ns : 0;
   double channel_busy = 0;
-  for (double b : mem.channel_busy_ns) channel_busy += b;
+  for (size_t ch = 0; ch < mem.channel_busy_ns.size(); ++ch) channel_busy += mem.channel_busy_ns[ch] - (ch < mem0.channel_busy_ns.size() ? mem0.channel_busy_ns[ch] : 0.0);
   r.lpddr5_utilization = span_ns > 0 ? channel_busy / (span_ns * static_cast<double>(mem.channel_busy_ns.size())) : 0;
   r.lpddr5_turnarounds = mem.turnarounds;
   r.data_ring_bytes = card.data_ring.bytes_moved();
@@ -175,7 +183,7 @@ Json build_trace(const Program& program, const Card& card) {
 
 }  // namespace
 
-SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace, bool wipe_lx_at_bundles) {
+SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace, bool wipe_lx_at_bundles, int warmup) {
   std::vector<KernelWork> plans;
   for (size_t k = 0; k < program.kernels.size(); ++k) plans.push_back(plan_kernel(program, static_cast<int>(k), arch));
   // Values: SDSCs are separated by barriers and a core only reads what earlier
@@ -193,7 +201,7 @@ SimulationResult simulate(const Program& program, const ArchConfig& arch, Device
   begin_systemc_context();
   SimulationResult result;
   try {
-    Card card("card", arch, program, plans);
+    Card card("card", arch, program, plans, warmup);
     sc_core::sc_start();
     result.report = build_report(program, arch, plans, card, memory != nullptr, wipe_lx_at_bundles);
     if (with_trace) result.trace = build_trace(program, card);

@@ -19,6 +19,8 @@ struct SimulationResult {
 // many simulations (tests, sweeps).
 // wipe_lx_at_bundles (run --vf): LX does not survive a bundle boundary, as
 // under VF multi-tenancy; values read across one are zeros and reported.
-SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace, bool wipe_lx_at_bundles = false);
+// warmup: iterations of the program timed before the measured one.
+SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace, bool wipe_lx_at_bundles = false,
+                          int warmup = 0);
 
 }  // namespace spyre::sim

@@ -23,6 +23,7 @@ struct SoftmaxStudyOptions {
   std::string arch_path;            // empty: built-in
   std::vector<std::string> arch_overrides;
   std::string report_path;          // JSON
+  int warmup = 1;                   // iterations before the measured one: the seed measured after warm-up
 };
 
 struct SoftmaxStudyRow {

@@ -28,6 +28,24 @@ TEST(TensorLayout, DefaultTwoDimLayoutIsStickBlocksOutermost) {
   EXPECT_EQ(l.box_bytes({{"mb", 256}, {"out", 64}}, {{"mb", 256}, {"out", 64}}), 256 * 128);
 }
 
+TEST(TensorLayout, BoxRunsFollowTheStridedLayout) {
+  TensorLayout l({"mb", "out"}, {{"mb", 512}, {"out", 1024}}, "out", 64, 2);
+  // Rows 256-511 of every stick column: 16 runs of 256 sticks, one per column.
+  const auto rows = l.box_runs({{"mb", 256}, {"out", 0}}, {{"mb", 256}, {"out", 1024}});
+  ASSERT_EQ(rows.size(), 16u);
+  EXPECT_EQ(rows[0], std::make_pair(int64_t{256 * 128}, int64_t{256 * 128}));
+  EXPECT_EQ(rows[1].first, 512 * 128 + 256 * 128);
+  // Stick columns 4-7, all rows: one contiguous run.
+  const auto cols = l.box_runs({{"mb", 0}, {"out", 256}}, {{"mb", 512}, {"out", 256}});
+  ASSERT_EQ(cols.size(), 1u);
+  EXPECT_EQ(cols[0], std::make_pair(int64_t{4 * 512 * 128}, int64_t{4 * 512 * 128}));
+  // Runs cover exactly the box's sticks; too many runs come back as one.
+  int64_t total = 0;
+  for (const auto& r : rows) total += r.second;
+  EXPECT_EQ(total, l.box_bytes({{"mb", 256}, {"out", 0}}, {{"mb", 256}, {"out", 1024}}));
+  EXPECT_EQ(l.box_runs({{"mb", 256}, {"out", 0}}, {{"mb", 256}, {"out", 1024}}, 8).size(), 1u);
+}
+
 TEST(TensorLayout, PadsTheStickDimToWholeSticks) {
   TensorLayout l({"mb", "out"}, {{"mb", 4}, {"out", 100}}, "out", 64, 2);
   EXPECT_EQ(l.size_bytes(), 2 * 4 * 128);

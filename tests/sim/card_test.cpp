@@ -12,7 +12,7 @@ namespace spyre::sim {
 namespace {
 
 TEST(Card, SeedAbsLatencyWorkedByHand) {
-  const ArchConfig a = load_arch("", {});
+  const ArchConfig a = load_arch("", test::hand_derived_arch());
   const Program p = load_program(test::bundle_path("seed-abs"), a.limits());
   const RunReport r = simulate(p, a, nullptr, false).report;
   // Launch: 15 us per bundle + 0.5 us per SDSC. Then each core, on its own
@@ -33,7 +33,7 @@ TEST(Card, SeedAbsLatencyWorkedByHand) {
 }
 
 TEST(Card, SdscsRunBackToBackBehindBarriers) {
-  const ArchConfig a = load_arch("", {});
+  const ArchConfig a = load_arch("", test::hand_derived_arch());
   const Program p = load_program(test::cli_bundle("softmax"), a.limits());
   const RunReport r = simulate(p, a, nullptr, false).report;
   ASSERT_EQ(r.kernels.size(), 6u);
@@ -45,7 +45,7 @@ TEST(Card, SdscsRunBackToBackBehindBarriers) {
 }
 
 TEST(Core, DoubleBufferingOverlapsLoadsWithStores) {
-  const ArchConfig a = load_arch("", {});
+  const ArchConfig a = load_arch("", test::hand_derived_arch());
   const Program p = load_program(test::bundle_path("synthetic/add_4096x4096"), a.limits());
   const RunReport r = simulate(p, a, nullptr, false).report;
   ASSERT_EQ(r.cores.size(), 32u);
@@ -58,14 +58,61 @@ TEST(Core, DoubleBufferingOverlapsLoadsWithStores) {
   EXPECT_NEAR(100663296 / (kernel_us * 1000), 117, 6);
 }
 
+std::vector<std::string> with_port(int gbps) {
+  auto o = test::hand_derived_arch();
+  o.push_back("dma.port_gbps=" + std::to_string(gbps));
+  return o;
+}
+
 TEST(Core, APortLimitedCoreStreamsAtItsPortRate) {
   // fma's mul on 8 cores: with dma.port_gbps at 10 GB/s the cores' ports, not
   // LPDDR5 (8 x 10 < 150 GB/s), limit it: 2 x 128 KiB read per core (the
   // product stays in LX) at 10 GB/s.
-  const Program p = load_program(test::cli_bundle("fma"), load_arch("", {}).limits());
-  const RunReport slow = simulate(p, load_arch("", {"dma.port_gbps=10"}), nullptr, false).report;
+  const Program p = load_program(test::cli_bundle("fma"), load_arch("", test::hand_derived_arch()).limits());
+  const RunReport slow = simulate(p, load_arch("", with_port(10)), nullptr, false).report;
   const double mul_us = slow.kernels[0].end_us - slow.kernels[0].start_us;
   EXPECT_NEAR(mul_us, 2 * 131072 / 10e3, 2.0);
+}
+
+// The memory-side cache (a calibration hypothesis): with it off every byte
+// goes to LPDDR5; with it on, the second of two back-to-back runs of a small
+// program finds its data in the cache.
+TEST(MemoryCache, SmallWorkingSetsHitAfterAWarmUpRun) {
+  auto off = test::hand_derived_arch();
+  const ArchConfig a_off = load_arch("", off);
+  const Program p = load_program(test::cli_bundle("add"), a_off.limits());
+  const RunReport r_off = simulate(p, a_off, nullptr, false).report;
+  EXPECT_EQ(r_off.cache_hit_bytes + r_off.cache_miss_bytes, 0);
+  EXPECT_EQ(r_off.dram_read_bytes, r_off.hbm_read_bytes);
+  EXPECT_EQ(r_off.dram_write_bytes, r_off.hbm_write_bytes);
+  auto on = off;
+  on.push_back("cache.bytes=8388608");
+  const ArchConfig a_on = load_arch("", on);
+  const RunReport warm = simulate(p, a_on, nullptr, false, false, 1).report;
+  EXPECT_EQ(warm.warmup_iterations, 1);
+  EXPECT_EQ(warm.cache_hit_bytes, warm.hbm_read_bytes + warm.hbm_write_bytes);  // 3 MiB fits in 8 MiB
+  EXPECT_EQ(warm.cache_miss_bytes, 0);
+  EXPECT_EQ(warm.dram_read_bytes, 0);
+  EXPECT_LT(warm.kernels[0].end_us - warm.kernels[0].start_us, r_off.kernels[0].end_us - r_off.kernels[0].start_us);
+  // Too small a cache: the streams miss and go to LPDDR5.
+  on.back() = "cache.bytes=65536";
+  const RunReport small = simulate(p, load_arch("", on), nullptr, false, false, 1).report;
+  EXPECT_EQ(small.dram_read_bytes, small.cache_miss_bytes);
+  EXPECT_GE(small.cache_miss_bytes, small.hbm_read_bytes * 9 / 10);
+}
+
+// After an SDSC on n cores the card waits ceil(log2 n) barrier levels; a
+// kernel that wrote HBM waits its write fence.
+TEST(Card, BarrierGrowsWithLog2CoresAndFencesFollowWrites) {
+  const Program p = load_program(test::cli_bundle("add"), load_arch("", test::hand_derived_arch()).limits());  // 32 cores
+  auto base = test::hand_derived_arch();
+  const double t0 = simulate(p, load_arch("", base), nullptr, false).report.latency_us;
+  auto barrier = base;
+  barrier.push_back("launch.barrier_ns_per_level=1000");
+  EXPECT_NEAR(simulate(p, load_arch("", barrier), nullptr, false).report.latency_us - t0, 5.0, 1e-6);  // 5 levels
+  auto fence = base;
+  fence.push_back("dma.write_fence_ns=700");
+  EXPECT_NEAR(simulate(p, load_arch("", fence), nullptr, false).report.latency_us - t0, 0.7, 1e-6);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace spyre::sim {
 namespace {
 
 const ArchConfig& arch() {
-  static const ArchConfig a = load_arch("", {});
+  static const ArchConfig a = load_arch("", test::hand_derived_arch());
   return a;
 }
 
