@@ -10,14 +10,22 @@
 #include "compiler/plan_job.h"
 #include "sim/study_softmax_lx.h"
 #include "runtime/error.h"
+#include "runtime/hazard.h"
 #include "sim/arch_config.h"
 #include "sim/run_bundle.h"
 
 namespace {
 
-int run_command(const spyre::sim::RunOptions& options, bool quiet) {
+// Exit status when a run or check finds hazards (docs/report.md).
+constexpr int kHazardsFound = 4;
+
+int run_command(const spyre::sim::RunOptions& options, bool quiet, bool strict) {
   const auto outcome = spyre::sim::run_bundle(options);
   if (!quiet) std::cout << spyre::sim::report_table(outcome.report);
+  if (strict && !outcome.report.hazards.empty()) {
+    std::cerr << "spyre-sim: --strict: " << spyre::format_hazard(outcome.report.hazards.front()) << "\n";
+    return kHazardsFound;
+  }
   if (outcome.expect_failed) {
     for (const auto& c : outcome.report.comparisons) {
       if (!c.passed) {
@@ -78,6 +86,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_flag("--vf", run.vf, "VF multi-tenancy: LX is wiped at every bundle boundary; reads of wiped data are hazards");
   run_cmd->add_flag("--quiet", quiet, "Do not print the report table");
+  bool strict = false;
+  run_cmd->add_flag("--strict", strict, "Exit with status 4 if any hazard is found, naming the first");
+
+  spyre::sim::RunOptions check;
+  auto* check_cmd = app.add_subcommand("check", "Static and dynamic checks of a bundle or program; exit 0 only if clean (docs/hazards.md)");
+  check_cmd->add_option("bundle", check.bundle, "Bundle or program directory")->required();
+  check_cmd->add_flag("--vf", check.vf, "Also: LX is wiped at every bundle boundary (VF multi-tenancy)");
+  check_cmd->add_option("--report", check.report_path, "Write the JSON report (hazards[]) here");
+  check_cmd->add_option("--arch", check.arch_path, "Arch config JSON (default: built-in)");
+  check_cmd->add_option("--set", check.arch_overrides, "Override an arch parameter");
 
   spyre::compiler::CompileJob job;
   std::string shape, dtype = "fp16", placement = "arguments";
@@ -153,7 +171,15 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) {
       if (fill_opt->count() > 0) run.fill = fill;
       run.output_dtype = output_dtype == "fp16" ? "f2" : "f4";
-      return run_command(run, quiet);
+      return run_command(run, quiet, strict);
+    }
+    if (check_cmd->parsed()) {
+      const auto outcome = spyre::sim::run_bundle(check);
+      for (const auto& h : outcome.report.hazards) std::cout << spyre::format_hazard(h) << "\n";
+      const size_t n = outcome.report.hazards.size();
+      std::cout << check.bundle << ": " << (n == 0 ? "clean" : std::to_string(n) + " hazard" + (n == 1 ? "" : "s")) << " (" << outcome.report.kernels.size()
+                << " SDSCs" << (check.vf ? ", LX wiped at bundle boundaries" : "") << ")\n";
+      return n == 0 ? 0 : kHazardsFound;
     }
     if (plan_cmd->parsed()) {
       const auto outcome = spyre::compiler::run_plan_job(plan);

@@ -1,9 +1,17 @@
 #pragma once
-// LX hazards visible from the program alone, in launch order: an SDSC that
-// reads LX bytes no earlier SDSC of the program wrote on that core
-// (lx_uninitialized_read), and with wipe_at_bundles (run --vf) one that reads
-// LX bytes an earlier bundle wrote, gone when LX is wiped at every bundle
-// boundary (lx_wiped_read).
+// LX hazards, in launch order, per core. A value is what one SDSC wrote to a
+// range of a core's LX; reads are attributed to the latest earlier write of
+// exactly their range, which makes each value live until its last reader.
+//   lx_uninitialized_read  reads bytes no earlier SDSC wrote on that core;
+//   lx_stale_read          reads bytes another tensor overwrote since (or a
+//                          range that matches no written tensor);
+//   lx_overlap             writes over a value a later SDSC still reads (in
+//                          place is legal: the parent's last read is the
+//                          writer itself);
+//   core_div_mismatch      a core reads LX data written for another slice of
+//                          the tensor than the one it works on;
+//   lx_wiped_read          (wipe_at_bundles, run --vf) reads a value an
+//                          earlier bundle wrote.
 
 #include <vector>
 

@@ -11,6 +11,7 @@
 #include "sim/chrome_trace.h"
 #include "sim/functional_executor.h"
 #include "sim/kernel_plan.h"
+#include "runtime/program_checks.h"
 #include "sim/lx_hazards.h"
 #include "sim/systemc_context.h"
 
@@ -125,6 +126,7 @@ RunReport build_report(const Program& program, const ArchConfig& arch, const std
     r.tensors.push_back(t);
   }
   r.hazards = program.hazards;
+  for (auto& h : check_program(program, arch.limits())) r.hazards.push_back(h);
   for (auto& h : find_lx_hazards(program, arch.lx.size_bytes, kernel_start_us, vf)) {
     h.time_us -= card.device_start_ns() / 1000.0;
     r.hazards.push_back(h);

@@ -1,0 +1,209 @@
+// `spyre-sim check` and `run --strict`: each hazard class on a compiled
+// program edited to exhibit it (the fixture), and the unedited program (its
+// near-twin) clean.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "runtime/json_node.h"
+#include "sim/run_bundle.h"
+#include "test_support.h"
+
+namespace spyre {
+namespace {
+
+using test::run_cli;
+using test::TempDir;
+
+// Compiles softmax over dim 0 of 512x1024 into dir/name.
+std::string compile_softmax(const TempDir& dir, const std::string& name, const std::string& flags) {
+  const std::string out = dir.file(name);
+  const auto r = run_cli("compile --workload softmax --shape 512x1024 --dim 0 -o " + out + " --quiet " + flags);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return out;
+}
+
+std::vector<Hazard> hazards_of(const std::string& program, const std::vector<std::string>& arch = {}, bool vf = false) {
+  sim::RunOptions o;
+  o.bundle = program;
+  o.arch_overrides = arch;
+  o.vf = vf;
+  return sim::run_bundle(o).report.hazards;
+}
+
+std::vector<std::string> kinds(const std::vector<Hazard>& hazards) {
+  std::vector<std::string> out;
+  for (const auto& h : hazards) out.push_back(h.kind);
+  return out;
+}
+
+bool has(const std::vector<Hazard>& hazards, const std::string& kind) {
+  for (const auto& h : hazards) {
+    if (h.kind == kind) return true;
+  }
+  return false;
+}
+
+// Edits one SDSC file of a program: f gets its single dsc (dscs_[0]'s value)
+// and the file's top-level object.
+template <typename Edit>
+void edit_sdsc(const std::string& file, Edit f) {
+  Json doc = read_json_file(file);
+  Json& top = doc.begin().value();
+  Json& dsc = top.at("dscs_").at(0).begin().value();
+  f(top, dsc);
+  std::ofstream(file) << doc.dump(1);
+}
+
+void set_lx_address(Json& dsc, int lds, int64_t address) {
+  for (auto& node : dsc.at("scheduleTree_")) {
+    if (node.at("ldsIdx_") != lds) continue;
+    ASSERT_EQ(node.at("component_"), "lx");
+    for (auto& [core, value] : node.at("startAddressCoreCorelet_").at("data_").items()) value = std::to_string(address);
+  }
+}
+
+TEST(Check, CompiledProgramsAreClean) {
+  TempDir dir;
+  for (const char* flags : {"--cores 1", "--cores 4 --lx-planning", "--cores 32 --lx-planning --solver greedy", "--cores 1 --lx-planning --lx-stage 3"}) {
+    const std::string p = compile_softmax(dir, "p", flags);
+    const auto r = run_cli("check " + p);
+    EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
+    EXPECT_NE(r.output.find(": clean ("), std::string::npos) << r.output;
+  }
+}
+
+// Stage 4 on one core keeps y.exp at LX 0 (sdsc_3 writes it; sdsc_4 sum and
+// sdsc_5 div read it) and y.sum at 1048576. Moving y.sum to 0 makes sum write
+// over y.exp while div still needs it.
+TEST(Check, LxOverlapAndStaleRead) {
+  TempDir dir;
+  const std::string p = compile_softmax(dir, "p", "--cores 1 --lx-planning");
+  EXPECT_TRUE(hazards_of(p).empty());
+  edit_sdsc(p + "/sdsc_4.json", [](Json&, Json& dsc) { set_lx_address(dsc, 1, 0); });
+  edit_sdsc(p + "/sdsc_5.json", [](Json&, Json& dsc) { set_lx_address(dsc, 1, 0); });
+  const auto h = hazards_of(p);
+  ASSERT_TRUE(has(h, "lx_overlap")) << ::testing::PrintToString(kinds(h));
+  ASSERT_TRUE(has(h, "lx_stale_read"));
+  for (const auto& x : h) {
+    if (x.kind == "lx_overlap") {
+      EXPECT_EQ(x.file, "sdsc_4.json");
+      EXPECT_EQ(x.cores, std::vector<int>{0});
+      EXPECT_NE(x.detail.find("which sdsc_5.json still reads"), std::string::npos) << x.detail;
+    }
+    if (x.kind == "lx_stale_read") EXPECT_EQ(x.file, "sdsc_5.json");
+  }
+  // check: one line per finding, exit 4; run --strict names the first.
+  const auto c = run_cli("check " + p);
+  EXPECT_EQ(c.exit_code, 4);
+  EXPECT_NE(c.output.find("lx_overlap p/sdsc_4.json Tensor1 core 0"), std::string::npos) << c.output;
+  const auto s = run_cli("run " + p + " --quiet --strict");
+  EXPECT_EQ(s.exit_code, 4);
+  EXPECT_NE(s.output.find("--strict: "), std::string::npos) << s.output;
+  EXPECT_EQ(run_cli("run " + p + " --quiet").exit_code, 0);  // without --strict hazards are reported, not fatal
+}
+
+// Stage 4 on 4 cores: every op slices the 1024 columns 4 ways. Giving the
+// div SDSC the cores in another order makes each core read y.exp's LX slice
+// that another core's column range was computed into.
+TEST(Check, CoreDivisionMismatch) {
+  TempDir dir;
+  const std::string p = compile_softmax(dir, "p", "--cores 4 --lx-planning");
+  EXPECT_TRUE(hazards_of(p).empty());
+  edit_sdsc(p + "/sdsc_5.json", [](Json& top, Json& dsc) {
+    Json& slices = top.at("coreIdToWkSlice_");
+    std::swap(slices.at("0"), slices.at("1"));
+    // The HBM output's start addresses follow the slices (else binding rejects them).
+    for (auto& node : dsc.at("scheduleTree_")) {
+      if (node.at("component_") != "hbm") continue;
+      Json& data = node.at("startAddressCoreCorelet_").at("data_");
+      std::swap(data.at("[0, 0, 0]"), data.at("[1, 0, 0]"));
+    }
+  });
+  const auto h = hazards_of(p);
+  ASSERT_TRUE(has(h, "core_div_mismatch")) << ::testing::PrintToString(kinds(h));
+  EXPECT_FALSE(has(h, "work_division"));  // still every slice once
+  for (const auto& x : h) {
+    if (x.kind == "core_div_mismatch") EXPECT_EQ(x.cores, (std::vector<int>{0, 1}));
+  }
+}
+
+// Inconsistent work division is malformed input, not a hazard: check exits 1
+// with the reader's one line, as run does.
+TEST(Check, InconsistentWorkDivisionIsRejected) {
+  TempDir dir;
+  const std::string p = compile_softmax(dir, "p", "--cores 4");
+  EXPECT_TRUE(hazards_of(p).empty());
+  // A slice covered twice is malformed: the reader rejects it with one line.
+  edit_sdsc(p + "/sdsc_1.json", [](Json& top, Json&) { top.at("coreIdToWkSlice_").at("1") = top.at("coreIdToWkSlice_").at("0"); });
+  const auto twice = run_cli("check " + p);
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.output.find("sdsc_1.json: $.1_sub.coreIdToWkSlice_: core 1 repeats another core's work slice"), std::string::npos) << twice.output;
+  const std::string q = compile_softmax(dir, "q", "--cores 4");
+  edit_sdsc(q + "/sdsc_1.json", [](Json& top, Json&) { top.at("numCoresUsed_") = 3; });
+  const auto wrong = run_cli("check " + q);
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.output.find("slices multiply to 4 but numCoresUsed_ is 3"), std::string::npos) << wrong.output;
+  // More cores than the card has.
+  const std::string r = compile_softmax(dir, "r", "--cores 32");
+  const auto big = run_cli("check " + r + " --set cores=16");
+  EXPECT_EQ(big.exit_code, 1);
+  EXPECT_NE(big.output.find("uses core 16 but the card has 16 cores"), std::string::npos) << big.output;
+}
+
+// A core's bytes of a tensor spread over more than the span limit: the same
+// program is clean with the card's 256 MiB and flagged with 64 KiB.
+TEST(Check, SpanBeyondTheLimit) {
+  TempDir dir;
+  const std::string p = compile_softmax(dir, "p", "--cores 1");
+  EXPECT_TRUE(hazards_of(p).empty());
+  const auto h = hazards_of(p, {"address.span_limit_bytes=65536"});
+  ASSERT_TRUE(has(h, "span")) << ::testing::PrintToString(kinds(h));
+  for (const auto& x : h) {
+    if (x.kind == "span") EXPECT_NE(x.detail.find("more than the 65536-byte span"), std::string::npos) << x.detail;
+  }
+}
+
+// Without LX planning sub writes y.sub to the pool and exp reads it; running
+// exp first reads the intermediate before anything wrote it.
+TEST(Check, HbmReadBeforeWrite) {
+  TempDir dir;
+  const std::string p = compile_softmax(dir, "p", "--cores 1");
+  EXPECT_TRUE(hazards_of(p).empty());
+  std::ifstream in(p + "/bundle.mlir");
+  std::string mlir((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  mlir = std::regex_replace(mlir, std::regex("sdsc_1\\.json"), "SWAP");
+  mlir = std::regex_replace(mlir, std::regex("sdsc_2\\.json"), "sdsc_1.json");
+  mlir = std::regex_replace(mlir, std::regex("SWAP"), "sdsc_2.json");
+  std::ofstream(p + "/bundle.mlir") << mlir;
+  const auto h = hazards_of(p);
+  ASSERT_TRUE(has(h, "hbm_read_before_write")) << ::testing::PrintToString(kinds(h));
+  for (const auto& x : h) {
+    if (x.kind == "hbm_read_before_write") {
+      EXPECT_EQ(x.file, "sdsc_2.json");  // exp, launched second
+      EXPECT_NE(x.detail.find("intermediate 'y.sub'"), std::string::npos) << x.detail;
+    }
+  }
+}
+
+TEST(Check, VfReportsReadsAcrossBundleBoundaries) {
+  TempDir dir;
+  const std::string arch = " --set address.segments=2 --set address.program_segment=1";
+  const std::string p = dir.file("p");
+  ASSERT_EQ(run_cli("compile --workload softmax --shape 64x256 --dim 0 --cores 1 --lx-planning -o " + p + " --quiet" + arch).exit_code, 0);
+  EXPECT_EQ(run_cli("check " + p + arch).exit_code, 0);
+  const auto r = run_cli("check " + p + arch + " --vf");
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.output.find("2 hazards (6 SDSCs, LX wiped at bundle boundaries)"), std::string::npos) << r.output;
+}
+
+TEST(Check, TorchSpyreExamplesHaveOnlyTheKnownLayoutMismatch) {
+  for (const char* name : {"add", "softmax", "fma", "mean_keepdim", "bmm", "swiglu"}) {
+    EXPECT_TRUE(hazards_of(test::cli_bundle(name)).empty()) << name;
+  }
+}
+
+}  // namespace
+}  // namespace spyre
