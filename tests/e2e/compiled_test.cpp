@@ -121,6 +121,43 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, int, bool>
 
 INSTANTIATE_TEST_SUITE_P(Workloads, CompiledWorkload, ::testing::Combine(::testing::ValuesIn(cases()), ::testing::Values(1, 4, 32), ::testing::Bool()), case_name);
 
+// `check` is clean on everything the compiler emits: every workload, every
+// LX solver, 1, 4 and 32 cores (timing mode: hazards need no values).
+class CheckedWithSolver : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CheckedWithSolver, EveryWorkloadIsHazardFree) {
+  for (const Case& c : cases()) {
+    for (int cores : {1, 4, 32}) {
+      test::TempDir dir;
+      CompileJob job;
+      job.workload = c.workload;
+      job.params.shape = c.shape;
+      job.params.dim = c.dim;
+      job.params.dtype = c.dtype;
+      if (c.workload == "attention") job.params.kv_heads = 2;
+      if (c.workload == "decoder") {
+        job.params.seq = 64;
+        job.params.hidden = 256;
+        job.params.heads = 4;
+        job.params.kv_heads = 2;
+        job.params.intermediate = 512;
+      }
+      job.options.cores = cores;
+      job.options.lx.enabled = true;
+      job.options.lx.solver = GetParam();
+      job.output_dir = dir.file("program");
+      compiler::run_compile_job(job);
+      sim::RunOptions run;
+      run.bundle = job.output_dir;
+      const auto report = sim::run_bundle(run).report;
+      EXPECT_TRUE(report.hazards.empty()) << (c.label.empty() ? c.workload : c.label) << " on " << cores << " cores: "
+                                          << format_hazard(report.hazards.front());
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, CheckedWithSolver, ::testing::Values("greedy", "firstfit", "bestfit", "exact", "best"));
+
 TEST(CompiledProgram, ExampleGraphsMatchTheirReference) {
   int graphs = 0;
   for (const auto& entry : fs::directory_iterator(test::source_path("models/workloads"))) {
