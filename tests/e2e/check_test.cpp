@@ -188,6 +188,35 @@ TEST(Check, HbmReadBeforeWrite) {
   }
 }
 
+// sub (sdsc_2) reads y.max from LX 1048576; pointing it at LX nobody wrote
+// reads garbage.
+TEST(Check, LxUninitializedRead) {
+  TempDir dir;
+  const std::string p = compile_softmax(dir, "p", "--cores 1 --lx-planning");
+  edit_sdsc(p + "/sdsc_2.json", [](Json&, Json& dsc) { set_lx_address(dsc, 1, 1572864); });
+  const auto h = hazards_of(p);
+  ASSERT_EQ(h.size(), 1u) << ::testing::PrintToString(kinds(h));
+  EXPECT_EQ(h[0].kind, "lx_uninitialized_read");
+  EXPECT_EQ(h[0].file, "sdsc_2.json");
+  EXPECT_NE(h[0].detail.find("reads LX [1572864, 1574912) that no earlier SDSC"), std::string::npos) << h[0].detail;
+}
+
+// The seed's abs bundle packs input (bytes 0-511) and output (512-1023) in one
+// segment; moving the output down by 256 bytes makes them overlap.
+TEST(Check, HbmOverlap) {
+  TempDir dir;
+  test::copy_bundle(test::bundle_path("seed-abs"), dir.file("abs"));
+  EXPECT_TRUE(hazards_of(dir.file("abs")).empty());
+  edit_sdsc(dir.file("abs/sdsc_0.json"), [](Json&, Json& dsc) {
+    Json& data = dsc.at("scheduleTree_").at(1).at("startAddressCoreCorelet_").at("data_");
+    data.at("[0, 0, 0]") = "256";
+    data.at("[1, 0, 0]") = "512";
+  });
+  const auto h = hazards_of(dir.file("abs"));
+  ASSERT_TRUE(has(h, "hbm_overlap")) << ::testing::PrintToString(kinds(h));
+  EXPECT_NE(h.front().detail.find("[0, 512) and [256, 768)"), std::string::npos) << h.front().detail;
+}
+
 TEST(Check, VfReportsReadsAcrossBundleBoundaries) {
   TempDir dir;
   const std::string arch = " --set address.segments=2 --set address.program_segment=1";
