@@ -35,6 +35,32 @@ void check_spans(const Program& p, const Kernel& k, const DeviceLimits& limits, 
   }
 }
 
+// A core's slice of a stick dim must be whole sticks (or the whole dim): the
+// DMA moves whole sticks, so two cores would write the same stick.
+void check_whole_sticks(const Program& p, const Kernel& k, std::vector<Hazard>& out) {
+  for (size_t t = 0; t < k.tensors.size(); ++t) {
+    const TensorBinding& b = k.tensors[t];
+    const LayoutDim* stick = b.layout.find(b.layout.stick_dim());
+    if (stick == nullptr) continue;
+    std::vector<int> ragged;
+    for (const auto& [core, box] : b.core_box) {
+      const auto e = box.extent.find(stick->name);
+      if (e == box.extent.end()) continue;
+      const auto o = box.origin.find(stick->name);
+      const int64_t origin = o == box.origin.end() ? 0 : o->second;
+      const bool whole_dim = b.component == MemComponent::Hbm ? e->second == stick->extent : true;
+      const int64_t se = b.layout.stick_elems();
+      const bool whole_sticks = e->second % se == 0 && origin % se == 0;
+      if (!whole_dim && !whole_sticks) ragged.push_back(core);
+    }
+    if (!ragged.empty()) {
+      out.push_back(finding(p, k, "work_division", k.sdsc->tensors[t].name, ragged,
+                            "a core's slice of the stick dim " + stick->name + " is not a whole number of " + std::to_string(b.layout.stick_elems()) +
+                                "-element sticks: cores share sticks"));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Hazard> check_program(const Program& p, const DeviceLimits& limits) {
@@ -44,6 +70,7 @@ std::vector<Hazard> check_program(const Program& p, const DeviceLimits& limits) 
   std::set<int> reported;
   for (const Kernel& k : p.kernels) {
     check_spans(p, k, limits, out);
+    check_whole_sticks(p, k, out);
     for (size_t t = 0; t < k.tensors.size(); ++t) {
       const TensorBinding& b = k.tensors[t];
       if (b.component != MemComponent::Hbm || !b.read || b.host_tensor < 0) continue;

@@ -3,6 +3,7 @@
 // before any timing (`spyre-sim check`, and every `run`):
 //   span            a core's HBM bytes of one tensor spread over more than the
 //                   span limit (256 MiB), or across its argument segment's end;
+//   work_division   a core's slice of a stick dim that is not whole sticks.
 // (Work division that is inconsistent — numCoresUsed_ against the slices, a
 // slice covered twice or out of range, more cores than the card has — is
 // rejected by the SDSC reader and the binder with one error line.)

@@ -7,6 +7,9 @@
 #include <fstream>
 #include <regex>
 
+#include <filesystem>
+
+#include "e2e_support.h"
 #include "runtime/json_node.h"
 #include "sim/run_bundle.h"
 #include "test_support.h"
@@ -155,6 +158,27 @@ TEST(Check, InconsistentWorkDivisionIsRejected) {
 
 // A core's bytes of a tensor spread over more than the span limit: the same
 // program is clean with the card's 256 MiB and flagged with 64 KiB.
+// torch-spyre's add (512 x 1024 on 32 cores) re-split so each core takes 32
+// of the 1024 columns: half a stick, so two cores share every stick.
+TEST(Check, CoreSlicesOfHalfAStick) {
+  TempDir dir;
+  for (const int out : {16, 32}) {
+    Json doc = read_json_file(test::cli_bundle("add/sdsc_0.json"));
+    test::resplit(doc["0_add"], "add", {{"mb", 32 / out}, {"out", out}}, [&](int c) { return std::map<std::string, int>{{"mb", c / out}, {"out", c % out}}; });
+    const std::string b = dir.file("add" + std::to_string(out));
+    std::filesystem::create_directories(b);
+    test::write_json(b + "/sdsc_0.json", doc);
+    const auto h = hazards_of(b);
+    if (out == 16) {
+      EXPECT_TRUE(h.empty()) << format_hazard(h.front());  // one stick per core
+    } else {
+      ASSERT_TRUE(has(h, "work_division")) << ::testing::PrintToString(kinds(h));
+      EXPECT_NE(h.front().detail.find("not a whole number of 64-element sticks"), std::string::npos) << h.front().detail;
+      EXPECT_EQ(h.front().cores.size(), 32u);
+    }
+  }
+}
+
 TEST(Check, SpanBeyondTheLimit) {
   TempDir dir;
   const std::string p = compile_softmax(dir, "p", "--cores 1");

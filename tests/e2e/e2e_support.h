@@ -2,6 +2,7 @@
 // Running bundles end to end from the tests: random inputs written as .npy,
 // outputs back as host arrays.
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +23,12 @@ Arrays random_inputs(const Program& program, float lo, float hi, uint32_t seed, 
 
 // Runs the bundle functionally on these inputs; returns every output.
 sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs, std::vector<std::string> arch_overrides = {});
+
+// Rewrites a torch-spyre dump's work division (the SDSC's top-level object and
+// its dsc key), giving every core its own symbols so the binder derives each
+// core's start address from the layout.
+void resplit(Json& top, const std::string& dsc_key, const std::map<std::string, int>& slices,
+             const std::function<std::map<std::string, int>(int)>& slice_of);
 
 // Largest |got - want| - rtol*|want| over all elements (<= atol passes).
 double worst_excess(const std::vector<float>& got, const std::vector<double>& want, double rtol);

@@ -11,26 +11,6 @@
 namespace spyre::test {
 namespace {
 
-// Rewrites a torch-spyre dump's work division, giving every core its own
-// symbols so the binder derives each core's start address from the layout.
-void resplit(Json& top, const std::string& dsc_key, const std::map<std::string, int>& slices,
-             const std::function<std::map<std::string, int>(int)>& slice_of) {
-  top["numWkSlicesPerDim_"] = slices;
-  Json mapping = Json::object();
-  const int cores = top["numCoresUsed_"].get<int>();
-  for (int c = 0; c < cores; ++c) mapping[std::to_string(c)] = slice_of(c);
-  top["coreIdToWkSlice_"] = mapping;
-  Json& dsc = top["dscs_"][0][dsc_key];
-  for (const auto& key : {"ss_", "el_"}) {
-    Json& stage = dsc["dataStageParam_"]["0"][key];
-    for (const auto& [d, n] : slices) stage[d + "_"] = dsc["N_"][d + "_"].get<int64_t>() / n;
-  }
-  int symbol = 1;
-  for (auto& node : dsc["scheduleTree_"]) {
-    for (int c = 0; c < cores; ++c) node["startAddressCoreCorelet_"]["data_"]["[" + std::to_string(c) + ", 0, 0]"] = std::to_string(-symbol++);
-  }
-}
-
 TEST(Rings, MatmulSplitAlongKCombinesOnTheReduceSumRing) {
   TempDir dir;
   Json doc = read_json_file(cli_bundle("mm/sdsc_0.json"));
