@@ -14,7 +14,7 @@ void check_spans(const Program& p, const Kernel& k, const DeviceLimits& limits, 
   for (size_t t = 0; t < k.tensors.size(); ++t) {
     const TensorBinding& b = k.tensors[t];
     if (b.component != MemComponent::Hbm) continue;
-    std::vector<int> wide, outside;
+    std::vector<int> wide;
     int64_t widest = 0;
     for (const auto& [core, box] : b.core_box) {
       const auto runs = b.layout.box_runs(box.origin, box.extent);
@@ -24,14 +24,12 @@ void check_spans(const Program& p, const Kernel& k, const DeviceLimits& limits, 
         wide.push_back(core);
         widest = std::max(widest, end - first);
       }
-      if (first / limits.segment_bytes != (end - 1) / limits.segment_bytes) outside.push_back(core);
     }
     const std::string name = k.sdsc->tensors[t].name;
     if (!wide.empty()) {
       out.push_back(finding(p, k, "span", name, wide, "a core's bytes of this tensor span " + std::to_string(widest) + " bytes of HBM, more than the " +
                                                           std::to_string(limits.span_limit_bytes) + "-byte span a core can address"));
     }
-    if (!outside.empty()) out.push_back(finding(p, k, "span", name, outside, "a core's bytes of this tensor run past the end of its argument segment"));
   }
 }
 

@@ -190,6 +190,22 @@ TEST(Check, SpanBeyondTheLimit) {
   }
 }
 
+// A tensor past the end of its argument segment is rejected with one line:
+// the seed's abs output moved to bytes 3968-4480, checked with 4 KiB segments.
+TEST(Check, TensorPastItsSegmentIsRejected) {
+  TempDir dir;
+  test::copy_bundle(test::bundle_path("seed-abs"), dir.file("abs"));
+  edit_sdsc(dir.file("abs/sdsc_0.json"), [](Json&, Json& dsc) {
+    Json& data = dsc.at("scheduleTree_").at(1).at("startAddressCoreCorelet_").at("data_");
+    data.at("[0, 0, 0]") = "3968";
+    data.at("[1, 0, 0]") = "4224";
+  });
+  EXPECT_EQ(run_cli("check " + dir.file("abs")).exit_code, 0);  // 16 GiB segments: fine
+  const auto r = run_cli("check " + dir.file("abs") + " --set address.segment_bytes=4096");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("Tensor1 spans [3968, 4480), outside its segment 0"), std::string::npos) << r.output;
+}
+
 // Without LX planning sub writes y.sub to the pool and exp reads it; running
 // exp first reads the intermediate before anything wrote it.
 TEST(Check, HbmReadBeforeWrite) {
