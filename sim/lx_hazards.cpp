@@ -15,7 +15,7 @@ struct Value {
   size_t tensor;
   int64_t address, bytes;
   std::vector<std::pair<int64_t, int64_t>> part;  // the writer's part of the tensor on this core (layout_part)
-  size_t last_read = 0;     // kernel of the last read attributed to it (0 with none... see `read`)
+  size_t last_read = 0;     // kernel of the last read attributed to it (when `read`)
   bool read = false;
 };
 
