@@ -16,6 +16,12 @@
 
 namespace {
 
+// --arch and --set, the same on every subcommand that models a card.
+void add_arch_options(CLI::App* cmd, std::string& path, std::vector<std::string>& overrides) {
+  cmd->add_option("--arch", path, "Arch config JSON (default: built-in models/arch/spyre.json)");
+  cmd->add_option("--set", overrides, "Override an arch parameter, e.g. --set lpddr5.read_gbps=300 (repeatable; `spyre-sim arch` lists them)");
+}
+
 // Exit status when a run or check finds hazards (docs/report.md).
 constexpr int kHazardsFound = 4;
 
@@ -79,8 +85,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--atol", run.atol, "Absolute tolerance for --expect")->capture_default_str();
   run_cmd->add_option("--report", run.report_path, "Write the JSON report here");
   run_cmd->add_option("--trace", run.trace_path, "Write a Chrome trace (ui.perfetto.dev) here");
-  run_cmd->add_option("--arch", run.arch_path, "Arch config JSON (default: built-in models/arch/spyre.json)");
-  run_cmd->add_option("--set", run.arch_overrides, "Override an arch parameter, e.g. --set lpddr5.read_gbps=300");
+  add_arch_options(run_cmd, run.arch_path, run.arch_overrides);
   run_cmd->add_option("--warmup", run.warmup, "Time this many iterations of the program before the measured one (steady state)")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
@@ -94,8 +99,7 @@ int main(int argc, char** argv) {
   check_cmd->add_option("bundle", check.bundle, "Bundle or program directory")->required();
   check_cmd->add_flag("--vf", check.vf, "Also: LX is wiped at every bundle boundary (VF multi-tenancy)");
   check_cmd->add_option("--report", check.report_path, "Write the JSON report (hazards[]) here");
-  check_cmd->add_option("--arch", check.arch_path, "Arch config JSON (default: built-in)");
-  check_cmd->add_option("--set", check.arch_overrides, "Override an arch parameter");
+  add_arch_options(check_cmd, check.arch_path, check.arch_overrides);
 
   spyre::compiler::CompileJob job;
   std::string shape, dtype = "fp16", placement = "arguments";
@@ -118,8 +122,7 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--cores", job.options.cores, "Cores to divide work over, 1 to the card's (SENCORES; default: all)");
   std::string compile_arch;
   std::vector<std::string> compile_overrides;
-  compile_cmd->add_option("--arch", compile_arch, "Arch config JSON the program is compiled for (default: built-in)");
-  compile_cmd->add_option("--set", compile_overrides, "Override an arch parameter, e.g. --set cores=16");
+  add_arch_options(compile_cmd, compile_arch, compile_overrides);
   compile_cmd->add_option("--split", splits, "Override work division of one op: OUTPUT=DIM:N[,DIM:N] (repeatable)");
   compile_cmd->add_option("--placement", placement, "HBM placement: arguments (one argument per host tensor) or packed (one segment)")
       ->check(CLI::IsMember({"arguments", "packed"}))
@@ -152,8 +155,7 @@ int main(int argc, char** argv) {
   study_cmd->add_option("--shape", study_shape, "M x N of the fp16 softmax input (default 512x1024)");
   study_cmd->add_option("--cores", study.multi_cores, "Cores of the multi-core row")->capture_default_str();
   study_cmd->add_option("--solver", study.solver, "LX solver: greedy, firstfit, bestfit, exact, best")->capture_default_str();
-  study_cmd->add_option("--arch", study.arch_path, "Arch config JSON (default: built-in)");
-  study_cmd->add_option("--set", study.arch_overrides, "Override an arch parameter (what-if studies)");
+  add_arch_options(study_cmd, study.arch_path, study.arch_overrides);
   study_cmd->add_option("--report", study.report_path, "Write the rows as JSON here");
   study_cmd->add_option("--warmup", study.warmup, "Iterations run before the measured one (the seed measured after warm-up)")
       ->check(CLI::Range(0, 1000))
@@ -163,8 +165,7 @@ int main(int argc, char** argv) {
   std::string arch_path;
   std::vector<std::string> arch_overrides;
   auto* arch_cmd = app.add_subcommand("arch", "Print every arch parameter with its unit and source");
-  arch_cmd->add_option("--arch", arch_path, "Arch config JSON (default: built-in)");
-  arch_cmd->add_option("--set", arch_overrides, "Override a parameter");
+  add_arch_options(arch_cmd, arch_path, arch_overrides);
 
   CLI11_PARSE(app, argc, argv);
   try {

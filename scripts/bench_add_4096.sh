@@ -6,13 +6,8 @@
 #
 # The bundle (models/bundles/synthetic/add_4096x4096) is the torch-spyre add
 # dump rescaled by scripts/scale_bundle.py.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bin=build/spyre-sim
+source "$(dirname "$0")/bench_common.sh"
 bundle=models/bundles/synthetic/add_4096x4096
-[ -x "$bin" ] || { echo "build first: ./scripts/setup.sh" >&2; exit 2; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 
 status=0
 for mode in timing functional; do

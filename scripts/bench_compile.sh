@@ -6,12 +6,7 @@
 # workload, the best of three compile times, the SDSC and bundle counts, and
 # the timing-mode run's simulated latency, HBM traffic and wall time; exits
 # non-zero if the target is missed.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bin=build/spyre-sim
-[ -x "$bin" ] || { echo "build first: ./scripts/setup.sh" >&2; exit 2; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/bench_common.sh"
 
 now() { date +%s.%N; }
 json_number() { grep -m1 "\"$1\"" "$2" | tr -dc '0-9.'; }

@@ -6,12 +6,7 @@
 # solver (`best`) fits all 11 at capacity, each within a few seconds (the
 # published exact solver takes 0.5-4.5 s here). Exits non-zero if it does not.
 # Usage: scripts/bench_minimalloc.sh [solver ...]   (default: all five)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bin=build/spyre-sim
-[ -x "$bin" ] || { echo "build first: ./scripts/setup.sh" >&2; exit 2; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/bench_common.sh"
 solvers=("$@")
 [ ${#solvers[@]} -gt 0 ] || solvers=(greedy firstfit bestfit exact best)
 

@@ -6,12 +6,7 @@
 # the error per point; extra arguments go to compile/run/study (e.g.
 # --set lpddr5.latency_ns=300) for what-if fits. docs/calibration.md explains
 # the points and what they say.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bin=build/spyre-sim
-[ -x "$bin" ] || { echo "build first: ./scripts/setup.sh" >&2; exit 2; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+source "$(dirname "$0")/bench_common.sh"
 
 graph() {  # name a_shape b_shape(or -) op attrs
   local b=""

@@ -53,6 +53,26 @@ std::vector<Case> cases() {
   return out;
 }
 
+// The compile job of one case on `cores` cores.
+CompileJob workload_job(const Case& c, int cores) {
+  CompileJob job;
+  job.workload = c.workload;
+  job.params.shape = c.shape;
+  job.params.dim = c.dim;
+  job.params.dtype = c.dtype;
+  if (c.workload == "attention") job.params.kv_heads = 2;
+  if (c.workload == "decoder") {
+    // Granite's structure at a size a functional run does in a second.
+    job.params.seq = 64;
+    job.params.hidden = 256;
+    job.params.heads = 4;
+    job.params.kv_heads = 2;
+    job.params.intermediate = 512;
+  }
+  job.options.cores = cores;
+  return job;
+}
+
 // Compiles the job with --emit-io, runs it on the reference inputs and
 // checks every output and the absence of hazards.
 struct Checked {
@@ -89,21 +109,7 @@ class CompiledWorkload : public ::testing::TestWithParam<std::tuple<Case, int, b
 TEST_P(CompiledWorkload, MatchesTheHostReference) {
   const auto& [c, cores, lx] = GetParam();
   test::TempDir dir;
-  CompileJob job;
-  job.workload = c.workload;
-  job.params.shape = c.shape;
-  job.params.dim = c.dim;
-  job.params.dtype = c.dtype;
-  if (c.workload == "attention") job.params.kv_heads = 2;
-  if (c.workload == "decoder") {
-    // Granite's structure at a size a functional run does in a second.
-    job.params.seq = 64;
-    job.params.hidden = 256;
-    job.params.heads = 4;
-    job.params.kv_heads = 2;
-    job.params.intermediate = 512;
-  }
-  job.options.cores = cores;
+  CompileJob job = workload_job(c, cores);
   job.options.lx.enabled = lx;
   const Checked checked = compile_and_check(job, dir);
   EXPECT_EQ(compiler::predicted_hbm_bytes(checked.compiled.device), checked.run.report.hbm_read_bytes + checked.run.report.hbm_write_bytes);
@@ -129,20 +135,7 @@ TEST_P(CheckedWithSolver, EveryWorkloadIsHazardFree) {
   for (const Case& c : cases()) {
     for (int cores : {1, 4, 32}) {
       test::TempDir dir;
-      CompileJob job;
-      job.workload = c.workload;
-      job.params.shape = c.shape;
-      job.params.dim = c.dim;
-      job.params.dtype = c.dtype;
-      if (c.workload == "attention") job.params.kv_heads = 2;
-      if (c.workload == "decoder") {
-        job.params.seq = 64;
-        job.params.hidden = 256;
-        job.params.heads = 4;
-        job.params.kv_heads = 2;
-        job.params.intermediate = 512;
-      }
-      job.options.cores = cores;
+      CompileJob job = workload_job(c, cores);
       job.options.lx.enabled = true;
       job.options.lx.solver = GetParam();
       job.output_dir = dir.file("program");
