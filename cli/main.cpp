@@ -8,10 +8,10 @@
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
 #include "compiler/plan_job.h"
-#include "sim/study_softmax_lx.h"
+#include "studies/study_softmax_lx.h"
 #include "runtime/error.h"
 #include "runtime/hazard.h"
-#include "sim/arch_config.h"
+#include "runtime/arch_config.h"
 #include "sim/run_bundle.h"
 
 namespace {
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("--report", plan.report_path, "Write the plan as JSON here");
   plan_cmd->add_flag("--quiet", quiet, "Do not print the table");
 
-  spyre::sim::SoftmaxStudyOptions study;
+  spyre::studies::SoftmaxStudyOptions study;
   std::string study_name, study_shape;
   auto* study_cmd = app.add_subcommand("study", "Compile and run a workload several ways and compare (softmax-lx: the seed's LX stages)");
   study_cmd->add_option("name", study_name, "Study to run")->required()->check(CLI::IsMember({"softmax-lx"}));
@@ -194,15 +194,15 @@ int main(int argc, char** argv) {
         study.rows = sizes[0];
         study.cols = sizes[1];
       }
-      const auto result = spyre::sim::run_softmax_study(study);
-      if (!quiet) std::cout << spyre::sim::softmax_study_table(result);
+      const auto result = spyre::studies::run_softmax_study(study);
+      if (!quiet) std::cout << spyre::studies::softmax_study_table(result);
       return 0;
     }
     if (compile_cmd->parsed()) {
-      job.options.device = spyre::sim::load_arch(compile_arch, compile_overrides).limits();
+      job.options.device = spyre::load_arch(compile_arch, compile_overrides).limits();
       return compile_command(job, shape, dtype, placement, splits, list_workloads, quiet);
     }
-    for (const auto& line : spyre::sim::describe_arch(arch_path, arch_overrides)) std::cout << line << "\n";
+    for (const auto& line : spyre::describe_arch(arch_path, arch_overrides)) std::cout << line << "\n";
     return 0;
   } catch (const spyre::SpyreError& e) {
     std::cerr << "spyre-sim: error: " << e.what() << "\n";

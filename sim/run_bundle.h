@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/run_report.h"
+#include "sim/report/run_report.h"
 
 namespace spyre::sim {
 

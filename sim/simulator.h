@@ -5,8 +5,8 @@
 
 #include "runtime/device_memory.h"
 #include "runtime/program.h"
-#include "sim/arch_config.h"
-#include "sim/run_report.h"
+#include "runtime/arch_config.h"
+#include "sim/report/run_report.h"
 
 namespace spyre::sim {
 

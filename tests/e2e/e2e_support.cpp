@@ -3,11 +3,11 @@
 #include <cmath>
 
 #include "runtime/npy.h"
-#include "sim/arch_config.h"
+#include "runtime/arch_config.h"
 
 namespace spyre::test {
 
-Program load_bundle(const std::string& bundle) { return load_program(bundle, sim::load_arch("", {}).limits()); }
+Program load_bundle(const std::string& bundle) { return load_program(bundle, load_arch("", {}).limits()); }
 
 Arrays random_inputs(const Program& program, float lo, float hi, uint32_t seed, const Arrays& given) {
   Arrays inputs = given;

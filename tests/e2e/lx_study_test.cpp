@@ -6,7 +6,7 @@
 #include "compiler/compile_job.h"
 #include "runtime/json_node.h"
 #include "sim/run_bundle.h"
-#include "sim/study_softmax_lx.h"
+#include "studies/study_softmax_lx.h"
 #include "test_support.h"
 
 namespace spyre {
@@ -16,12 +16,12 @@ using test::error_of;
 using test::run_cli;
 using test::TempDir;
 
-sim::SoftmaxStudy study(int64_t m, int64_t n, int cores = 4) {
-  sim::SoftmaxStudyOptions o;
+studies::SoftmaxStudy study(int64_t m, int64_t n, int cores = 4) {
+  studies::SoftmaxStudyOptions o;
   o.rows = m;
   o.cols = n;
   o.multi_cores = cores;
-  return sim::run_softmax_study(o);
+  return studies::run_softmax_study(o);
 }
 
 TEST(SoftmaxStudy, BytesEqualTheSeedsFormulasForSeveralShapes) {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/device_memory.h"
-#include "sim/arch_config.h"
+#include "runtime/arch_config.h"
 #include "sim/simulator.h"
 #include "test_support.h"
 

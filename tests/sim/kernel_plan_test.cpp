@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/arch_config.h"
-#include "sim/kernel_plan.h"
+#include "runtime/arch_config.h"
+#include "sim/schedule/kernel_plan.h"
 #include "test_support.h"
 
 namespace spyre::sim {

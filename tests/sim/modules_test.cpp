@@ -7,13 +7,13 @@
 #include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "sim/corelet.h"
-#include "sim/dma_engine.h"
-#include "sim/host_link.h"
-#include "sim/lpddr5.h"
-#include "sim/ring.h"
-#include "sim/scratchpad.h"
-#include "sim/systemc_context.h"
+#include "sim/hw/corelet.h"
+#include "sim/hw/dma_engine.h"
+#include "sim/hw/host_link.h"
+#include "sim/hw/lpddr5.h"
+#include "sim/hw/ring.h"
+#include "sim/hw/scratchpad.h"
+#include "sim/hw/systemc_context.h"
 
 namespace spyre::sim {
 namespace {

@@ -1,0 +1,450 @@
+#include "sim/functional/functional_executor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+#include "runtime/error.h"
+#include "sim/functional/op_semantics.h"
+
+namespace spyre::sim {
+
+namespace {
+
+// The part of the iteration space (N_) one core works on, per dim in N_ order.
+struct IterBox {
+  std::vector<int64_t> origin, extent;
+};
+
+IterBox iteration_box(const Sdsc& s, int core) {
+  IterBox box;
+  const DimMap& slice = s.core_slice.at(core);
+  for (const auto& d : s.dims) {
+    box.origin.push_back(slice.at(d) * s.per_core.at(d));
+    box.extent.push_back(s.per_core.at(d));
+  }
+  return box;
+}
+
+// One tensor as one core sees it: a base pointer and, per iteration dim, the
+// byte offset of each local index (zeros where the tensor broadcasts).
+struct Operand {
+  uint8_t* base = nullptr;
+  DataFormat format = DataFormat::Dl16;
+  int elem_bytes = 2;
+  std::vector<std::vector<int64_t>> along;
+  bool normal(size_t dim) const { return has_dim[dim]; }
+  std::vector<bool> has_dim;
+  float load(int64_t offset) const { return load_element(format, base + offset); }
+  void store(int64_t offset, float value) const { store_element(format, base + offset, value); }
+};
+
+uint8_t* tensor_base(DeviceMemory& memory, const TensorBinding& b, int core) {
+  if (b.component == MemComponent::Hbm) return memory.hbm(b.hbm_base, b.layout.size_bytes());
+  return memory.lx(core, b.lx_address.at(core), b.layout.size_bytes());
+}
+
+Operand make_operand(DeviceMemory& memory, const Kernel& k, int lds, int core, const IterBox& box) {
+  const Sdsc& s = *k.sdsc;
+  const TensorBinding& b = k.tensors[lds];
+  const LabeledDs& t = s.tensors[lds];
+  Operand op;
+  op.format = t.format;
+  op.elem_bytes = word_bytes(t.format);
+  op.base = tensor_base(memory, b, core);
+  op.along.resize(s.dims.size());
+  op.has_dim.assign(s.dims.size(), false);
+  for (size_t i = 0; i < s.dims.size(); ++i) {
+    auto& table = op.along[i];
+    table.assign(static_cast<size_t>(box.extent[i]), 0);
+    auto scale = t.scale.find(s.dims[i]);
+    if (scale == t.scale.end() || scale->second != DimScale::Normal) continue;
+    const LayoutDim* dim = b.layout.find(s.dims[i]);
+    // HBM layouts hold the whole tensor (global coordinates); LX only this core's slice.
+    const int64_t first = b.component == MemComponent::Hbm ? box.origin[i] : 0;
+    if (!dim || first + box.extent[i] > dim->extent) {
+      fail(s.file, s.allocations[lds].path, "core " + std::to_string(core) + " works on " + s.dims[i] + " [" + std::to_string(first) + ", " +
+                                                std::to_string(first + box.extent[i]) + ") outside " + t.name + "'s extent");
+    }
+    for (int64_t j = 0; j < box.extent[i]; ++j) table[static_cast<size_t>(j)] = b.layout.offset_along(*dim, first + j);
+    op.has_dim[i] = true;
+  }
+  return op;
+}
+
+// Calls visit(index) for every point of a box, innermost dim last.
+template <typename Visit>
+void for_each_point(const std::vector<int64_t>& extent, Visit&& visit) {
+  const size_t rank = extent.size();
+  for (int64_t e : extent) {
+    if (e <= 0) return;
+  }
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    visit(index);
+    size_t d = rank;
+    while (d-- > 0) {
+      if (++index[d] < extent[d]) break;
+      index[d] = 0;
+    }
+    if (d == static_cast<size_t>(-1)) return;
+  }
+}
+
+// Byte offset of a point, summed over the dims selected by `mask` only (each
+// dim's contribution must be counted exactly once when a point is split into
+// an outer and an inner part).
+int64_t offset_at(const Operand& op, const std::vector<int64_t>& index, const std::vector<bool>& mask) {
+  int64_t offset = 0;
+  for (size_t d = 0; d < index.size(); ++d) {
+    if (mask[d]) offset += op.along[d][static_cast<size_t>(index[d])];
+  }
+  return offset;
+}
+
+// Reads one operand along a row of the innermost iteration dim.
+void gather(const Operand& op, int64_t base, const std::vector<int64_t>& along, float* out, size_t n) {
+  const uint8_t* p = op.base + base;
+  if (op.format == DataFormat::Dl16) {
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, p + along[i], 2);
+      out[i] = dl16_to_float(bits);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) std::memcpy(&out[i], p + along[i], 4);
+  }
+}
+
+// Writes a row of results, rounding each to the operand's format.
+void scatter(const Operand& op, int64_t base, const std::vector<int64_t>& along, const float* values, size_t n) {
+  uint8_t* p = op.base + base;
+  if (op.format == DataFormat::Dl16) {
+    for (size_t i = 0; i < n; ++i) {
+      const uint16_t bits = float_to_dl16(values[i]);
+      std::memcpy(p + along[i], &bits, 2);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) std::memcpy(p + along[i], &values[i], 4);
+  }
+}
+
+void run_elementwise(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
+  const Sdsc& s = *k.sdsc;
+  const ElementOpParams params = element_op_params(s, op);
+  // layernormscale on exx2's stick reads lane 1 (E[x^2]) next to lane 0 (E[x]).
+  const LabeledDs& first_in = s.tensors[op.inputs[0]];
+  const bool pair_lanes = params.op == ElementOp::LayerNormScale &&
+                          first_in.scale.at(s.primary_of(op.inputs[0]).stick_dim) == DimScale::BroadcastStick;
+  const int n_in = static_cast<int>(op.inputs.size());
+  for (int core : s.core_ids) {
+    const IterBox box = iteration_box(s, core);
+    std::vector<Operand> in;
+    for (int lds : op.inputs) in.push_back(make_operand(memory, k, lds, core, box));
+    const Operand out = make_operand(memory, k, op.outputs[0], core, box);
+    const size_t inner = s.dims.size() - 1;
+    const size_t row = static_cast<size_t>(box.extent[inner]);
+    std::vector<int64_t> outer_extent = box.extent;
+    outer_extent[inner] = 1;
+    std::vector<bool> outer(s.dims.size(), true);
+    outer[inner] = false;
+    std::vector<std::vector<float>> rows(static_cast<size_t>(n_in), std::vector<float>(row));
+    std::vector<const float*> row_ptrs;
+    for (auto& r : rows) row_ptrs.push_back(r.data());
+    std::vector<float> result(row), second_lane(pair_lanes ? row : 0);
+    for_each_point(outer_extent, [&](const std::vector<int64_t>& index) {
+      for (int j = 0; j < n_in; ++j) gather(in[j], offset_at(in[j], index, outer), in[j].along[inner], rows[j].data(), row);
+      if (pair_lanes) {
+        gather(in[0], offset_at(in[0], index, outer) + in[0].elem_bytes, in[0].along[inner], second_lane.data(), row);
+        for (size_t i = 0; i < row; ++i) result[i] = 1.0f / std::sqrt(second_lane[i] - rows[0][i] * rows[0][i] + params.eps);
+      } else {
+        apply_element_op(params, row_ptrs.data(), n_in, result.data(), row);
+      }
+      scatter(out, offset_at(out, index, outer), out.along[inner], result.data(), row);
+    });
+  }
+}
+
+// Partial results of one core, keyed by the output element's byte offset.
+struct Accumulator {
+  float a = 0;  // sum, max, min or absmax
+  float b = 0;  // sum of squares (exx2)
+};
+
+void combine(ReduceOp r, Accumulator& into, const Accumulator& from) {
+  switch (r) {
+    case ReduceOp::Max: into.a = std::fmax(into.a, from.a); break;
+    case ReduceOp::Min: into.a = std::fmin(into.a, from.a); break;
+    case ReduceOp::AbsMax: into.a = std::fmax(into.a, from.a); break;
+    default:
+      into.a += from.a;
+      into.b += from.b;
+  }
+}
+
+// Writes combined results: once to HBM, or to the LX of every core of the group.
+void store_results(DeviceMemory& memory, const Kernel& k, int lds, const std::vector<int>& group,
+                   const std::function<void(const Operand&)>& write) {
+  const Sdsc& s = *k.sdsc;
+  const TensorBinding& b = k.tensors[lds];
+  const std::vector<int> targets = b.component == MemComponent::Hbm ? std::vector<int>{group.front()} : group;
+  for (int core : targets) {
+    Operand out;
+    out.format = s.tensors[lds].format;
+    out.elem_bytes = word_bytes(out.format);
+    out.base = tensor_base(memory, b, core);
+    write(out);
+  }
+}
+
+// Cores whose output slices coincide (they split the reduced dims) form a group.
+std::map<std::vector<int64_t>, std::vector<int>> output_groups(const Sdsc& s, const std::vector<bool>& reduced) {
+  std::map<std::vector<int64_t>, std::vector<int>> groups;
+  for (int core : s.core_ids) {
+    std::vector<int64_t> key;
+    for (size_t i = 0; i < s.dims.size(); ++i) key.push_back(reduced[i] ? 0 : s.core_slice.at(core).at(s.dims[i]));
+    groups[key].push_back(core);
+  }
+  return groups;
+}
+
+using Partials = std::map<int, std::vector<std::pair<int64_t, Accumulator>>>;
+
+// Combines each group's partials in device format (they cross the reduce-sum
+// ring as device sticks), then finalizes and stores.
+void combine_and_store(DeviceMemory& memory, const Kernel& k, int out_lds, ReduceOp r, const Partials& partials,
+                       const std::vector<bool>& reduced, const std::function<void(const Operand&, int64_t, const Accumulator&)>& finalize) {
+  const Sdsc& s = *k.sdsc;
+  const DataFormat format = s.tensors[out_lds].format;
+  for (const auto& [key, group] : output_groups(s, reduced)) {
+    std::vector<std::pair<int64_t, Accumulator>> total = partials.at(group.front());
+    if (group.size() > 1) {
+      for (auto& [offset, acc] : total) {
+        acc.a = round_to_format(format, acc.a);
+        acc.b = round_to_format(format, acc.b);
+      }
+      for (size_t g = 1; g < group.size(); ++g) {
+        const auto& next = partials.at(group[g]);
+        for (size_t e = 0; e < total.size(); ++e) {
+          Accumulator rounded{round_to_format(format, next[e].second.a), round_to_format(format, next[e].second.b)};
+          combine(r, total[e].second, rounded);
+          total[e].second.a = round_to_format(format, total[e].second.a);
+          total[e].second.b = round_to_format(format, total[e].second.b);
+        }
+      }
+    }
+    store_results(memory, k, out_lds, group, [&](const Operand& out) {
+      for (const auto& [offset, acc] : total) finalize(out, offset, acc);
+    });
+  }
+}
+
+void run_reduction(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
+  const Sdsc& s = *k.sdsc;
+  const int out_lds = op.outputs[0];
+  int in_lds = -1;
+  for (int lds : op.inputs) {
+    if (lds != out_lds) in_lds = lds;
+  }
+  if (in_lds < 0) fail(s.file, op.path, "reduction without an input besides its output");
+  const ReduceOp r = reduce_op_of(*op.info);
+  const LabeledDs& out_t = s.tensors[out_lds];
+  const LabeledDs& in_t = s.tensors[in_lds];
+  // Reduced dims: the input has them, the output does not (scale -1/-2).
+  std::vector<bool> reduced(s.dims.size()), skip(s.dims.size());
+  for (size_t i = 0; i < s.dims.size(); ++i) {
+    auto o = out_t.scale.find(s.dims[i]);
+    auto n = in_t.scale.find(s.dims[i]);
+    const bool in_normal = n != in_t.scale.end() && n->second == DimScale::Normal;
+    const bool out_normal = o != out_t.scale.end() && o->second == DimScale::Normal;
+    reduced[i] = in_normal && !out_normal;
+    skip[i] = !in_normal && !out_normal;  // broadcast in both: one element, not repeated
+  }
+  Partials partials;
+  for (int core : s.core_ids) {
+    const IterBox box = iteration_box(s, core);
+    const Operand in = make_operand(memory, k, in_lds, core, box);
+    const Operand out = make_operand(memory, k, out_lds, core, box);
+    std::vector<int64_t> kept_extent = box.extent, reduced_extent = box.extent;
+    std::vector<bool> kept_mask(s.dims.size()), reduced_mask(s.dims.size());
+    for (size_t i = 0; i < s.dims.size(); ++i) {
+      if (reduced[i] || skip[i]) kept_extent[i] = 1;
+      if (!reduced[i]) reduced_extent[i] = 1;
+      kept_mask[i] = !reduced[i];
+      reduced_mask[i] = reduced[i];
+    }
+    auto& list = partials[core];
+    for_each_point(kept_extent, [&](const std::vector<int64_t>& kept) {
+      const int64_t in_base = offset_at(in, kept, kept_mask);
+      Accumulator acc;
+      bool first = true;
+      for_each_point(reduced_extent, [&](const std::vector<int64_t>& red) {
+        const float x = in.load(in_base + offset_at(in, red, reduced_mask));
+        switch (r) {
+          case ReduceOp::Max: acc.a = first ? x : std::fmax(acc.a, x); break;
+          case ReduceOp::Min: acc.a = first ? x : std::fmin(acc.a, x); break;
+          case ReduceOp::AbsMax: acc.a = first ? std::fabs(x) : std::fmax(acc.a, std::fabs(x)); break;
+          default:
+            acc.a += x;
+            acc.b += x * x;
+        }
+        first = false;
+      });
+      list.emplace_back(offset_at(out, kept, kept_mask), acc);
+    });
+  }
+  const float scale = r == ReduceOp::Mean ? s.find_constant("scaling_factor")->value
+                      : (r == ReduceOp::Exx2 || r == ReduceOp::Exx2ZeroMean) ? s.find_constant("exx2scale")->value
+                                                                            : 1.0f;
+  combine_and_store(memory, k, out_lds, r, partials, reduced, [&](const Operand& out, int64_t offset, const Accumulator& acc) {
+    switch (r) {
+      case ReduceOp::Mean: out.store(offset, acc.a * scale); break;
+      case ReduceOp::Exx2:  // lane 0: E[x], lane 1: E[x^2]
+        out.store(offset, acc.a * scale);
+        out.store(offset + out.elem_bytes, acc.b * scale);
+        break;
+      case ReduceOp::Exx2ZeroMean:
+        out.store(offset, 0.0f);
+        out.store(offset + out.elem_bytes, acc.b * scale);
+        break;
+      default: out.store(offset, acc.a);
+    }
+  });
+}
+
+// A flattened list over all iteration dims of one matmul role (batch, rows,
+// columns or contraction), with the byte offset of each entry in A, B and C.
+struct RoleIndex {
+  std::vector<int64_t> a, b, c;
+  size_t size() const { return a.size(); }
+};
+
+void run_matmul(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
+  const Sdsc& s = *k.sdsc;
+  const int la = op.inputs[0], lb = op.inputs[1], lc = op.outputs[0];
+  enum Role { X, M, N, K, None };
+  std::vector<Role> roles(s.dims.size());
+  std::vector<bool> reduced(s.dims.size());
+  for (size_t i = 0; i < s.dims.size(); ++i) {
+    auto has = [&](int lds) {
+      auto it = s.tensors[lds].scale.find(s.dims[i]);
+      return it != s.tensors[lds].scale.end() && it->second == DimScale::Normal;
+    };
+    const bool in_a = has(la), in_b = has(lb), in_c = has(lc);
+    Role role = None;
+    if (in_a && in_b && in_c) role = X;
+    else if (in_a && in_c && !in_b) role = M;
+    else if (in_b && in_c && !in_a) role = N;
+    else if (in_a && in_b && !in_c) role = K;
+    else if (s.per_core.at(s.dims[i]) != 1) {
+      fail(s.file, op.path, "batchmatmul dimension '" + s.dims[i] + "' is not shared the way a matmul needs (input/kernel/output)");
+    }
+    roles[i] = role;
+    reduced[i] = role == K;
+  }
+  Partials partials;
+  std::map<int, std::vector<float>> results;
+  for (int core : s.core_ids) {
+    const IterBox box = iteration_box(s, core);
+    const Operand A = make_operand(memory, k, la, core, box);
+    const Operand B = make_operand(memory, k, lb, core, box);
+    const Operand C = make_operand(memory, k, lc, core, box);
+    RoleIndex index[4];
+    for (int role = 0; role < 4; ++role) {
+      std::vector<int64_t> extent = box.extent;
+      std::vector<bool> mask(s.dims.size());
+      for (size_t i = 0; i < s.dims.size(); ++i) {
+        // Dims with no role have extent 1; the batch list carries their offset.
+        mask[i] = roles[i] == role || (role == X && roles[i] == None);
+        if (roles[i] != role) extent[i] = 1;
+      }
+      for_each_point(extent, [&](const std::vector<int64_t>& p) {
+        index[role].a.push_back(offset_at(A, p, mask));
+        index[role].b.push_back(offset_at(B, p, mask));
+        index[role].c.push_back(offset_at(C, p, mask));
+      });
+    }
+    const RoleIndex &xs = index[X], &ms = index[M], &ns = index[N], &ks = index[K];
+    std::vector<float> bmat(ks.size() * ns.size()), arow(ks.size()), acc(ns.size());
+    auto& list = partials[core];
+    for (size_t x = 0; x < xs.size(); ++x) {
+      for (size_t kk = 0; kk < ks.size(); ++kk) {
+        for (size_t n = 0; n < ns.size(); ++n) bmat[kk * ns.size() + n] = B.load(xs.b[x] + ks.b[kk] + ns.b[n]);
+      }
+      for (size_t m = 0; m < ms.size(); ++m) {
+        for (size_t kk = 0; kk < ks.size(); ++kk) arow[kk] = A.load(xs.a[x] + ms.a[m] + ks.a[kk]);
+        std::fill(acc.begin(), acc.end(), 0.0f);
+        for (size_t kk = 0; kk < ks.size(); ++kk) {
+          const float av = arow[kk];
+          if (av == 0.0f) continue;
+          const float* brow = &bmat[kk * ns.size()];
+          for (size_t n = 0; n < ns.size(); ++n) acc[n] += av * brow[n];
+        }
+        for (size_t n = 0; n < ns.size(); ++n) list.emplace_back(xs.c[x] + ms.c[m] + ns.c[n], Accumulator{acc[n], 0});
+      }
+    }
+  }
+  combine_and_store(memory, k, lc, ReduceOp::Sum, partials, reduced,
+                    [](const Operand& out, int64_t offset, const Accumulator& acc) { out.store(offset, acc.a); });
+}
+
+// SHUFFLE (LX relayout, interface-specs LX-Relayout-SHUFFLE): every element of
+// the destination state on a core comes from the core whose source state holds it.
+void run_shuffle(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
+  const Sdsc& s = *k.sdsc;
+  const int src = op.inputs[0], dst = op.outputs[0];
+  const TensorBinding& sb = k.tensors[src];
+  const TensorBinding& db = k.tensors[dst];
+  if (sb.component != MemComponent::Lx || db.component != MemComponent::Lx) fail(s.file, op.path, "shuffle moves LX to LX; both tensors must be in LX");
+  const auto& dims = s.tensors[dst].scale;
+  for (const auto& [core, dbox] : db.core_box) {
+    uint8_t* dbase = tensor_base(memory, db, core);
+    std::vector<std::string> names;
+    std::vector<int64_t> extent;
+    for (const auto& [d, scale] : dims) {
+      names.push_back(d);
+      extent.push_back(dbox.extent.at(d));
+    }
+    for_each_point(extent, [&](const std::vector<int64_t>& p) {
+      DimMap global, dst_local;
+      for (size_t i = 0; i < names.size(); ++i) {
+        global[names[i]] = dbox.origin.at(names[i]) + p[i];
+        dst_local[names[i]] = p[i];
+      }
+      for (const auto& [score, sbox] : sb.core_box) {
+        bool inside = true;
+        DimMap src_local;
+        for (const auto& [d, g] : global) {
+          const int64_t o = sbox.origin.count(d) ? sbox.origin.at(d) : 0;
+          const int64_t e = sbox.extent.count(d) ? sbox.extent.at(d) : 1;
+          if (g < o || g >= o + e) inside = false;
+          src_local[d] = g - o;
+        }
+        if (!inside) continue;
+        const float v = load_element(s.tensors[src].format, tensor_base(memory, sb, score) + sb.layout.offset(src_local));
+        store_element(s.tensors[dst].format, dbase + db.layout.offset(dst_local), v);
+        return;
+      }
+      fail(s.file, op.path, "no core's source state holds an element core " + std::to_string(core) + " needs");
+    });
+  }
+}
+
+}  // namespace
+
+void FunctionalExecutor::run(const Kernel& kernel) {
+  for (const auto& op : kernel.sdsc->ops) {
+    switch (op.info->kind) {
+      case OpKind::Elementwise:
+      case OpKind::Copy: run_elementwise(memory_, kernel, op); break;
+      case OpKind::Reduction: run_reduction(memory_, kernel, op); break;
+      case OpKind::Matmul: run_matmul(memory_, kernel, op); break;
+      case OpKind::Shuffle: run_shuffle(memory_, kernel, op); break;
+    }
+  }
+}
+
+}  // namespace spyre::sim

@@ -1,0 +1,65 @@
+#include "sim/hw/dma_engine.h"
+
+#include <algorithm>
+#include <deque>
+#include <vector>
+
+namespace spyre::sim {
+
+DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& arch, bool writes_to_hbm, MemoryPort& port, Scratchpad& lx)
+    : sc_module(name),
+      socket("socket"),
+      writes_to_hbm_(writes_to_hbm),
+      port_(port),
+      lx_(lx),
+      request_bytes_(arch.dma.request_bytes),
+      max_outstanding_(static_cast<size_t>(arch.dma.max_outstanding)),
+      setup_ns_(arch.dma.setup_ns) {}
+
+void DmaEngine::transfer(const Transfer& t, const std::string& label) {
+  if (t.bytes <= 0) return;
+  const double start = now_ns();
+  wait_until_ns(start + setup_ns_);
+  std::deque<double> in_flight;  // completion times, oldest first
+  double last_completion = now_ns();
+  tlm::tlm_generic_payload payload;
+  payload.set_command(writes_to_hbm_ ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  payload.set_data_ptr(nullptr);  // timing only: values move in the functional executor
+  payload.set_streaming_width(0);
+  // Requests never cross a run: a strided transfer is one descriptor whose
+  // requests stay in flight across its runs.
+  std::vector<std::pair<int64_t, int64_t>> requests;
+  if (t.runs.empty()) {
+    for (int64_t offset = 0; offset < t.bytes; offset += request_bytes_) requests.emplace_back(t.address + offset, std::min(request_bytes_, t.bytes - offset));
+  } else {
+    for (const auto& [address, bytes] : t.runs) {
+      for (int64_t offset = 0; offset < bytes; offset += request_bytes_) requests.emplace_back(address + offset, std::min(request_bytes_, bytes - offset));
+    }
+  }
+  for (const auto& [request_address, size] : requests) {
+    const double port_start = std::max(now_ns(), port_.free_at_ns);
+    port_.free_at_ns = port_start + static_cast<double>(size) * port_.ns_per_byte;
+    lx_.access(port_start, size);  // staging buffer side of the copy
+    payload.set_address(static_cast<uint64_t>(request_address));
+    payload.set_data_length(static_cast<unsigned int>(size));
+    payload.set_streaming_width(static_cast<unsigned int>(size));
+    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = ns(port_start - now_ns());
+    socket->b_transport(payload, delay);
+    const double done = now_ns() + delay.to_seconds() * 1e9;
+    in_flight.push_back(done);
+    last_completion = std::max(last_completion, done);
+    // Issue at the port's pace, with at most max_outstanding requests open.
+    wait_until_ns(port_.free_at_ns);
+    while (in_flight.size() >= max_outstanding_) {
+      wait_until_ns(in_flight.front());
+      in_flight.pop_front();
+    }
+    while (!in_flight.empty() && in_flight.front() <= now_ns()) in_flight.pop_front();
+  }
+  wait_until_ns(last_completion);
+  bytes_ += t.bytes;
+  log_.add(start, now_ns(), label);
+}
+
+}  // namespace spyre::sim

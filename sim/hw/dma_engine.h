@@ -1,0 +1,52 @@
+#pragma once
+// A core's DMA engine: moves a tile between HBM (LPDDR5) and the LX staging
+// space. A transfer is cut into dma.request_bytes requests; each passes the
+// core's memory port (dma.port_gbps, shared by the core's load and store
+// engines), then goes to LPDDR5 over TLM-2.0 b_transport, which annotates its
+// completion. Up to dma.max_outstanding requests are in flight; the transfer
+// ends when the last one completes.
+
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "runtime/arch_config.h"
+#include "sim/hw/busy_log.h"
+#include "sim/schedule/kernel_plan.h"
+#include "sim/hw/scratchpad.h"
+
+namespace spyre::sim {
+
+// The core's path into the memory network, shared by its two DMA engines.
+struct MemoryPort {
+  double free_at_ns = 0;
+  double ns_per_byte = 0;
+};
+
+class DmaEngine : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<DmaEngine> socket;
+
+  DmaEngine(sc_core::sc_module_name name, const ArchConfig& arch, bool writes_to_hbm, MemoryPort& port, Scratchpad& lx);
+
+  // Blocks the calling thread until the whole transfer has completed.
+  void transfer(const Transfer& t, const std::string& label);
+
+  const BusyLog& log() const { return log_; }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  bool writes_to_hbm_;
+  MemoryPort& port_;
+  Scratchpad& lx_;
+  int64_t request_bytes_;
+  size_t max_outstanding_;
+  double setup_ns_;
+  BusyLog log_;
+  int64_t bytes_ = 0;
+};
+
+}  // namespace spyre::sim

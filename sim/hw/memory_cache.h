@@ -1,0 +1,62 @@
+#pragma once
+// A memory-side cache in front of LPDDR5, shared by every core's DMA
+// engines: a calibration hypothesis (docs/calibration.md), not a documented
+// Spyre block. Measured softmax kernels move their bytes several times faster
+// than LPDDR5 can while the streaming sweep's large tensors run at DRAM speed;
+// a few MiB of write-back, write-allocate LRU lines explain both (small
+// working sets reused within a few MiB hit, large streams miss).
+//
+// Hits are served at cache.gbps (shared) after cache.hit_latency_ns; a request
+// that misses any line goes to LPDDR5 as well and completes when both have.
+// Writes allocate whole lines without reading DRAM and mark them dirty; an
+// evicted dirty line is written back to LPDDR5. cache.bytes = 0 turns the
+// cache off: every request passes straight through.
+
+#include <cstdint>
+#include <list>
+#include <unordered_map>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "runtime/arch_config.h"
+
+namespace spyre::sim {
+
+class MemoryCache : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<MemoryCache> socket;  // the cores' DMA engines
+  tlm_utils::simple_initiator_socket<MemoryCache> dram;             // LPDDR5
+
+  MemoryCache(sc_core::sc_module_name name, const ArchConfig& arch);
+
+  // Host uploads reach device memory through the controller: their lines
+  // allocate, clean (the upload wrote DRAM too). No timing.
+  void fill(int64_t address, int64_t bytes);
+
+  struct Stats {
+    int64_t hit_bytes = 0, miss_bytes = 0, writeback_bytes = 0;
+  };
+  const Stats& stats() const { return stats_; }
+
+ private:
+  void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  // Marks the line most recently used; returns true if it was present.
+  bool touch(int64_t line, bool dirty);
+  void write_back(int64_t line);
+
+  int64_t capacity_lines_, line_bytes_;
+  double ns_per_byte_, hit_latency_ns_;
+  double free_at_ns_ = 0;
+  struct Entry {
+    int64_t line;
+    bool dirty;
+  };
+  std::list<Entry> lru_;  // most recent first
+  std::unordered_map<int64_t, std::list<Entry>::iterator> where_;
+  Stats stats_;
+};
+
+}  // namespace spyre::sim

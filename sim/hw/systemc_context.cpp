@@ -1,0 +1,23 @@
+#include "sim/hw/systemc_context.h"
+
+#include <cstdlib>
+
+#include <systemc>
+
+// libsystemc's own main() calls sc_main; we run simulations from our code, but
+// the symbol must exist for the library to link.
+int sc_main(int, char**) { return 0; }
+
+namespace spyre::sim {
+
+void begin_systemc_context() {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  // The previous context is left alive on purpose: its modules may still be
+  // referenced until their owners go away, and it is small.
+  sc_core::sc_curr_simcontext = new sc_core::sc_simcontext();
+  sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
+}
+
+}  // namespace spyre::sim

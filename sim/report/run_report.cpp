@@ -1,0 +1,171 @@
+#include "sim/report/run_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace spyre::sim {
+
+namespace {
+
+// Fixed decimals keep reports byte-identical across runs and readable in diffs.
+double rounded(double value, int decimals) {
+  double scale = 1;
+  for (int i = 0; i < decimals; ++i) scale *= 10;
+  return static_cast<double>(static_cast<long long>(value * scale + (value >= 0 ? 0.5 : -0.5))) / scale;
+}
+
+std::string fmt(const char* format, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+std::string pad(const std::string& s, size_t width, bool right = false) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+}  // namespace
+
+Json report_to_json(const RunReport& r) {
+  Json j;
+  j["bundle"] = r.bundle;
+  j["mode"] = r.mode;
+  j["vf"] = r.lx_wiped_at_bundles;
+  j["warmup_iterations"] = r.warmup_iterations;
+  j["latency_us"] = rounded(r.latency_us, 4);
+  j["cycles"] = r.cycles;
+  j["hbm"] = {{"read_bytes", r.hbm_read_bytes},
+              {"write_bytes", r.hbm_write_bytes},
+              {"total_bytes", r.hbm_read_bytes + r.hbm_write_bytes},
+              {"achieved_gbps", rounded(r.lpddr5_achieved_gbps, 3)},
+              {"lpddr5_busy_fraction", rounded(r.lpddr5_utilization, 4)},
+              {"turnarounds", r.lpddr5_turnarounds},
+              {"dram_read_bytes", r.dram_read_bytes},
+              {"dram_write_bytes", r.dram_write_bytes},
+              {"cache_hit_bytes", r.cache_hit_bytes},
+              {"cache_miss_bytes", r.cache_miss_bytes},
+              {"cache_writeback_bytes", r.cache_writeback_bytes}};
+  Json lx_peak = Json::array(), staging = Json::array(), cores = Json::array();
+  for (const auto& c : r.cores) {
+    lx_peak.push_back(c.lx_high_water_bytes);
+    staging.push_back(c.staging_peak_bytes);
+    cores.push_back({{"core", c.core},
+                     {"pt_busy_pct", rounded(c.pt_busy_pct, 2)},
+                     {"sfu_busy_pct", rounded(c.sfu_busy_pct, 2)},
+                     {"dma_in_busy_pct", rounded(c.dma_in_busy_pct, 2)},
+                     {"dma_out_busy_pct", rounded(c.dma_out_busy_pct, 2)},
+                     {"lx_high_water_bytes", c.lx_high_water_bytes},
+                     {"staging_peak_bytes", c.staging_peak_bytes},
+                     {"hbm_read_bytes", c.hbm_read_bytes},
+                     {"hbm_write_bytes", c.hbm_write_bytes}});
+  }
+  j["lx"] = {{"peak_bytes_per_core", lx_peak}, {"staging_peak_bytes_per_core", staging}};
+  j["host"] = {{"upload_bytes", r.host_upload_bytes},
+               {"upload_us", rounded(r.host_upload_us, 4)},
+               {"download_bytes", r.host_download_bytes},
+               {"download_us", rounded(r.host_download_us, 4)}};
+  j["rings"] = {{"data_ring_bytes", r.data_ring_bytes}, {"reduce_ring_bytes", r.reduce_ring_bytes}};
+  Json kernels = Json::array();
+  for (const auto& k : r.kernels) {
+    kernels.push_back({{"bundle", k.bundle},
+                       {"file", k.file},
+                       {"op", k.op},
+                       {"unit", k.unit},
+                       {"cores", k.cores},
+                       {"start_us", rounded(k.start_us, 4)},
+                       {"end_us", rounded(k.end_us, 4)},
+                       {"hbm_read_bytes", k.hbm_read_bytes},
+                       {"hbm_write_bytes", k.hbm_write_bytes},
+                       {"tiles", k.tiles},
+                       {"macs", k.macs}});
+  }
+  j["kernels"] = kernels;
+  j["engines"] = cores;
+  Json tensors = Json::array();
+  for (const auto& t : r.tensors) {
+    tensors.push_back({{"name", t.name},
+                       {"role", t.role},
+                       {"format", t.format},
+                       {"dims", t.dims},
+                       {"shape", t.shape},
+                       {"address", t.address},
+                       {"device_bytes", t.device_bytes},
+                       {"layout", t.layout}});
+  }
+  j["tensors"] = tensors;
+  Json hazards = Json::array();
+  for (const auto& h : r.hazards) {
+    hazards.push_back({{"kind", h.kind},
+                       {"bundle", h.bundle},
+                       {"file", h.file},
+                       {"tensor", h.tensor},
+                       {"cores", h.cores},
+                       {"time_us", h.time_us < 0 ? Json(nullptr) : Json(rounded(h.time_us, 4))},
+                       {"detail", h.detail}});
+  }
+  j["hazards"] = hazards;
+  if (!r.comparisons.empty()) {
+    Json cmp = Json::array();
+    for (const auto& c : r.comparisons) {
+      cmp.push_back({{"name", c.name},
+                     {"passed", c.passed},
+                     {"elements", c.elements},
+                     {"mismatches", c.mismatches},
+                     {"worst_index", c.worst_coords},
+                     {"got", c.got},
+                     {"expected", c.expected},
+                     {"abs_error", c.abs_error}});
+    }
+    j["expect"] = cmp;
+  }
+  j["arch"] = r.arch;
+  return j;
+}
+
+std::string report_table(const RunReport& r) {
+  std::ostringstream out;
+  out << "spyre-sim run " << r.bundle << " (" << r.mode << ")\n\n";
+  size_t kernel_width = 14, op_width = 16;
+  for (const auto& k : r.kernels) {
+    kernel_width = std::max(kernel_width, k.file.size() + 2);
+    op_width = std::max(op_width, k.op.size() + 2);
+  }
+  out << pad("kernel", kernel_width) << pad("op", op_width) << pad("unit", 8) << pad("cores", 6, true) << pad("start_us", 12, true) << pad("end_us", 12, true)
+      << pad("hbm_read_B", 14, true) << pad("hbm_write_B", 14, true) << "\n";
+  for (const auto& k : r.kernels) {
+    out << pad(k.file, kernel_width) << pad(k.op, op_width) << pad(k.unit, 8) << pad(std::to_string(k.cores), 6, true)
+        << pad(fmt("%.3f", k.start_us), 12, true) << pad(fmt("%.3f", k.end_us), 12, true) << pad(std::to_string(k.hbm_read_bytes), 14, true)
+        << pad(std::to_string(k.hbm_write_bytes), 14, true) << "\n";
+  }
+  out << "\nlatency      " << fmt("%.3f", r.latency_us) << " us  (" << r.cycles << " cycles)\n";
+  out << "HBM          read " << r.hbm_read_bytes << " B, write " << r.hbm_write_bytes << " B, total " << (r.hbm_read_bytes + r.hbm_write_bytes)
+      << " B  (" << fmt("%.1f", r.lpddr5_achieved_gbps) << " GB/s achieved, LPDDR5 channels " << fmt("%.1f", 100 * r.lpddr5_utilization)
+      << "% busy)\n";
+  if (r.cache_hit_bytes + r.cache_miss_bytes > 0) {
+    out << "cache        hit " << r.cache_hit_bytes << " B, miss " << r.cache_miss_bytes << " B, write-back " << r.cache_writeback_bytes << " B; LPDDR5 read "
+        << r.dram_read_bytes << " B, write " << r.dram_write_bytes << " B\n";
+  }
+  out << "host link    upload " << r.host_upload_bytes << " B in " << fmt("%.3f", r.host_upload_us) << " us, download " << r.host_download_bytes
+      << " B in " << fmt("%.3f", r.host_download_us) << " us\n";
+  if (r.data_ring_bytes || r.reduce_ring_bytes) {
+    out << "rings        data " << r.data_ring_bytes << " B x hops, reduce-sum " << r.reduce_ring_bytes << " B x hops\n";
+  }
+  out << "\n" << pad("core", 6) << pad("PT%", 8, true) << pad("SFU%", 8, true) << pad("DMAin%", 8, true) << pad("DMAout%", 9, true)
+      << pad("LX_high_B", 12, true) << pad("staging_B", 12, true) << "\n";
+  for (const auto& c : r.cores) {
+    out << pad(std::to_string(c.core), 6) << pad(fmt("%.1f", c.pt_busy_pct), 8, true) << pad(fmt("%.1f", c.sfu_busy_pct), 8, true)
+        << pad(fmt("%.1f", c.dma_in_busy_pct), 8, true) << pad(fmt("%.1f", c.dma_out_busy_pct), 9, true)
+        << pad(std::to_string(c.lx_high_water_bytes), 12, true) << pad(std::to_string(c.staging_peak_bytes), 12, true) << "\n";
+  }
+  out << "\nhazards      " << (r.hazards.empty() ? "none" : std::to_string(r.hazards.size())) << "\n";
+  for (const auto& h : r.hazards) out << "  " << format_hazard(h) << "\n";
+  for (const auto& c : r.comparisons) {
+    out << (c.passed ? "expect ok    " : "expect FAIL  ") << c.name << ": " << c.mismatches << " of " << c.elements << " elements outside tolerance; worst at "
+        << c.worst_coords << " got " << c.got << " expected " << c.expected << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace spyre::sim

@@ -1,0 +1,413 @@
+#include "sim/schedule/kernel_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "runtime/error.h"
+
+namespace spyre::sim {
+
+namespace {
+
+constexpr int64_t kStick = 128;
+// A bound on the work one SDSC may describe, so a malformed size cannot make
+// the simulator run out of memory.
+constexpr size_t kMaxTilesPerCore = 1000000;
+
+void check_tile_count(const Sdsc& s, int core, int64_t tiles) {
+  if (tiles > static_cast<int64_t>(kMaxTilesPerCore)) {
+    fail(s.file, "$." + s.name, "core " + std::to_string(core) + " would run " + std::to_string(tiles) + " tiles; more than the simulator handles (" +
+                                    std::to_string(kMaxTilesPerCore) + ")");
+  }
+}
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d * d <= n; ++d) {
+    if (n % d == 0) {
+      out.push_back(d);
+      if (d != n / d) out.push_back(n / d);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Splits `bytes` (whole sticks) into n nearly equal parts.
+std::vector<int64_t> split_sticks(int64_t bytes, int64_t n) {
+  const int64_t sticks = (bytes + kStick - 1) / kStick;
+  std::vector<int64_t> parts(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < n; ++i) parts[i] = (sticks / n + (i < sticks % n ? 1 : 0)) * kStick;
+  return parts;
+}
+
+double sfu_cycles_per_vector(const ArchConfig& arch, SfuCost cost) {
+  switch (cost) {
+    case SfuCost::Simple: return arch.sfu.cycles_simple;
+    case SfuCost::Divide: return arch.sfu.cycles_divide;
+    case SfuCost::Transcendental: return arch.sfu.cycles_transcendental;
+    case SfuCost::Reduce: return arch.sfu.cycles_reduce;
+    case SfuCost::ReduceStick: return arch.sfu.cycles_reduce_stick;
+  }
+  return 1;
+}
+
+// Elements an op processes on one core (whole sticks: the SFU works on sticks).
+int64_t op_elements(const Kernel& k, int lds, int core) {
+  const TensorBinding& b = k.tensors[lds];
+  const Box& box = b.core_box.at(core);
+  return b.layout.box_bytes(box.origin, box.extent) / b.layout.elem_bytes();
+}
+
+int64_t box_bytes(const TensorBinding& b, int core) {
+  const Box& box = b.core_box.at(core);
+  return b.layout.box_bytes(box.origin, box.extent);
+}
+
+int64_t box_address(const TensorBinding& b, int core) { return b.hbm_base + b.layout.offset(b.core_box.at(core).origin); }
+
+// A tensor reused across iterations of a dim it broadcasts over: the backend
+// keeps it in staging instead of streaming it (torch-spyre cost model: broadcast
+// operands are loaded once).
+bool is_broadcast_operand(const Sdsc& s, int lds) {
+  for (const auto& [d, scale] : s.tensors[lds].scale) {
+    if (scale != DimScale::Normal && s.per_core.at(d) > 1) return true;
+  }
+  for (const auto& d : s.dims) {
+    if (!s.tensors[lds].scale.count(d) && s.per_core.at(d) > 1) return true;
+  }
+  return false;
+}
+
+// Dims whose split over cores leaves partial results (reduced by some op).
+std::vector<bool> reduced_dims(const Sdsc& s) {
+  std::vector<bool> reduced(s.dims.size(), false);
+  for (const auto& op : s.ops) {
+    if (op.info->kind != OpKind::Reduction && op.info->kind != OpKind::Matmul) continue;
+    const LabeledDs& out = s.tensors[op.outputs[0]];
+    for (size_t i = 0; i < s.dims.size(); ++i) {
+      auto it = out.scale.find(s.dims[i]);
+      const bool out_normal = it != out.scale.end() && it->second == DimScale::Normal;
+      if (out_normal) continue;
+      for (int in : op.inputs) {
+        if (in == op.outputs[0]) continue;
+        auto n = s.tensors[in].scale.find(s.dims[i]);
+        if (n != s.tensors[in].scale.end() && n->second == DimScale::Normal) reduced[i] = true;
+      }
+    }
+  }
+  return reduced;
+}
+
+void build_reduce_groups(const Kernel& k, KernelWork& w) {
+  const Sdsc& s = *k.sdsc;
+  const std::vector<bool> reduced = reduced_dims(s);
+  bool split = false;
+  for (size_t i = 0; i < s.dims.size(); ++i) split |= reduced[i] && s.slices.at(s.dims[i]) > 1;
+  if (!split) return;
+  std::map<std::vector<int64_t>, std::vector<int>> groups;
+  for (int core : s.core_ids) {
+    std::vector<int64_t> key;
+    for (size_t i = 0; i < s.dims.size(); ++i) key.push_back(reduced[i] ? 0 : s.core_slice.at(core).at(s.dims[i]));
+    groups[key].push_back(core);
+  }
+  for (auto& [key, cores] : groups) {
+    ReduceGroup g;
+    g.cores = cores;
+    for (const auto& op : s.ops) {
+      if (op.info->kind == OpKind::Reduction || op.info->kind == OpKind::Matmul) g.bytes += box_bytes(k.tensors[op.outputs[0]], cores.front());
+    }
+    const int index = static_cast<int>(w.reduce_groups.size());
+    for (int core : cores) {
+      for (auto& cw : w.cores) {
+        if (cw.core == core) cw.reduce_group = index;
+      }
+    }
+    w.reduce_groups.push_back(g);
+  }
+}
+
+void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
+  const Sdsc& s = *k.sdsc;
+  const int core = cw.core;
+  struct Stream {
+    int64_t address, bytes;
+    std::vector<std::pair<int64_t, int64_t>> runs;  // absolute addresses
+  };
+  std::vector<Stream> loads, stores, cached, final_out;
+  for (size_t lds = 0; lds < k.tensors.size(); ++lds) {
+    const TensorBinding& b = k.tensors[lds];
+    if (b.component != MemComponent::Hbm) continue;
+    Stream st{box_address(b, core), box_bytes(b, core), {}};
+    const Box& box = b.core_box.at(core);
+    for (const auto& [offset, bytes] : b.layout.box_runs(box.origin, box.extent)) st.runs.emplace_back(b.hbm_base + offset, bytes);
+    if (b.read) (is_broadcast_operand(s, static_cast<int>(lds)) ? cached : loads).push_back(st);
+    if (b.written) (is_broadcast_operand(s, static_cast<int>(lds)) ? final_out : stores).push_back(st);
+  }
+  int64_t streamed = 0, cached_bytes = 0, min_sticks = INT64_MAX;
+  for (const auto& v : {&loads, &stores}) {
+    for (const auto& st : *v) {
+      streamed += st.bytes;
+      min_sticks = std::min(min_sticks, st.bytes / kStick);
+    }
+  }
+  for (const auto& st : cached) cached_bytes += st.bytes;
+  const int64_t staging = arch.staging_bytes();
+  const int64_t budget = std::max(staging - cached_bytes, staging / 8) / 2;  // double buffered
+  int64_t n = streamed > 0 ? std::max<int64_t>(1, (streamed + budget - 1) / budget) : 1;
+  if (min_sticks != INT64_MAX) n = std::max<int64_t>(1, std::min(n, min_sticks));
+  check_tile_count(s, core, n);
+  cw.tiles.resize(static_cast<size_t>(n));
+
+  auto place = [&](const std::vector<Stream>& list, bool is_load) {
+    for (const auto& st : list) {
+      const auto parts = split_sticks(st.bytes, n);
+      size_t run = 0;
+      int64_t used = 0;  // bytes of runs[run] already given to earlier tiles
+      for (int64_t i = 0; i < n; ++i) {
+        if (parts[i] == 0) continue;
+        Transfer t;
+        t.bytes = parts[i];
+        for (int64_t need = parts[i]; need > 0 && run < st.runs.size();) {
+          const int64_t take = std::min(need, st.runs[run].second - used);
+          t.runs.emplace_back(st.runs[run].first + used, take);
+          need -= take;
+          used += take;
+          if (used == st.runs[run].second) {
+            ++run;
+            used = 0;
+          }
+        }
+        t.address = t.runs.empty() ? st.address : t.runs.front().first;
+        (is_load ? cw.tiles[i].loads : cw.tiles[i].stores).push_back(std::move(t));
+      }
+    }
+  };
+  auto whole = [](const Stream& st) { return Transfer{st.address, st.bytes, st.runs}; };
+  place(loads, true);
+  place(stores, false);
+  for (const auto& st : cached) cw.tiles.front().loads.push_back(whole(st));
+  // Results of a reduced dim: stored after the last tile, or after the ring
+  // combine by the first core of the group.
+  for (const auto& st : final_out) {
+    if (cw.reduce_group < 0) {
+      cw.tiles.back().stores.push_back(whole(st));
+    } else if (w.reduce_groups[cw.reduce_group].cores.front() == core) {
+      cw.final_stores.push_back(whole(st));
+    }
+  }
+  // Compute: every op of the SDSC, spread evenly over the tiles.
+  double sfu = 0, pt = 0;
+  int64_t lx = 0;
+  const int corelets = arch.corelets_per_core;
+  for (const auto& op : s.ops) {
+    const bool reduction = op.info->kind == OpKind::Reduction;
+    int64_t elems = 0;
+    if (reduction) {
+      for (int in : op.inputs) {
+        if (in != op.outputs[0]) elems = std::max(elems, op_elements(k, in, core));
+      }
+    } else {
+      elems = op_elements(k, op.outputs[0], core);
+    }
+    if (op.ex_unit == "pt") {
+      pt += static_cast<double>(elems) / (arch.pt.elementwise_elems_per_cycle * corelets);
+    } else {
+      const double vectors = std::ceil(static_cast<double>(elems) / arch.sfu.lanes);
+      sfu += vectors * sfu_cycles_per_vector(arch, op.info->cost) / corelets;
+    }
+    for (int in : op.inputs) {
+      if (!(reduction && in == op.outputs[0])) lx += box_bytes(k.tensors[in], core);
+    }
+    lx += box_bytes(k.tensors[op.outputs[0]], core);
+  }
+  for (auto& t : cw.tiles) {
+    t.sfu_cycles = sfu / n;
+    t.pt_cycles = pt / n;
+    t.lx_bytes = lx / n;
+  }
+  cw.staging_bytes = std::min(staging, cached_bytes + 2 * ((streamed + n - 1) / n));
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
+  const Sdsc& s = *k.sdsc;
+  const int core = cw.core;
+  const int la = op.inputs[0], lb = op.inputs[1], lc = op.outputs[0];
+  auto normal = [&](int lds, const std::string& d) {
+    auto it = s.tensors[lds].scale.find(d);
+    return it != s.tensors[lds].scale.end() && it->second == DimScale::Normal;
+  };
+  std::vector<int64_t> xs, ms, ns, ks;
+  for (const auto& d : s.dims) {
+    const bool a = normal(la, d), b = normal(lb, d), c = normal(lc, d);
+    const int64_t e = s.per_core.at(d);
+    if (a && b && c) xs.push_back(e);
+    else if (a && c) ms.push_back(e);
+    else if (b && c) ns.push_back(e);
+    else if (a && b) ks.push_back(e);
+  }
+  const int64_t x = product(xs), m = product(ms), n = product(ns), kk = product(ks);
+  const double macs = static_cast<double>(x) * m * n * kk;
+  w.compute_macs += macs;
+  const TensorBinding &A = k.tensors[la], &B = k.tensors[lb], &C = k.tensors[lc];
+  auto hbm_bytes = [&](const TensorBinding& t) { return t.component == MemComponent::Hbm ? box_bytes(t, core) : 0; };
+  const int64_t a_all = hbm_bytes(A), b_all = hbm_bytes(B), c_all = hbm_bytes(C);
+  // B without a batch dim is shared by every batch (3D x 2D matmul).
+  const bool b_batched = std::any_of(s.dims.begin(), s.dims.end(), [&](const std::string& d) {
+    return normal(la, d) && normal(lb, d) && normal(lc, d) && s.per_core.at(d) > 1;
+  });
+  const int64_t a_bytes = a_all / x, b_bytes = b_batched ? b_all / x : b_all, c_bytes = c_all / x;
+  const int64_t n_units = std::max<int64_t>(1, (n + 63) / 64), k_units = std::max<int64_t>(1, (kk + 63) / 64);
+  const MatmulBlocking blk = choose_matmul_blocking(a_bytes, b_bytes, c_bytes, m, n_units, k_units, arch.staging_bytes());
+
+  // The PT array streams rows of A; when consecutive rows are not adjacent in
+  // LX (another dim sits innermost in A's layout) it runs far slower.
+  bool contiguous = true;
+  for (const auto& d : A.layout.dims()) {
+    if (d.stick || d.count <= 1) continue;
+    contiguous = !normal(lb, d.name) && normal(lc, d.name);  // the first non-trivial dim must be a row dim
+    break;
+  }
+  const double efficiency = contiguous ? arch.pt.efficiency : arch.pt.strided_efficiency;
+  const double macs_per_cycle = static_cast<double>(arch.pt.pe_rows) * arch.pt.pe_cols * arch.pt.simd_lanes * arch.corelets_per_core * efficiency;
+  const int64_t tiles_per_batch = blk.bm * blk.bn * blk.bk;
+  const double tile_cycles = macs / macs_per_cycle / static_cast<double>(x * tiles_per_batch);
+  const int64_t a_blk = a_bytes / (blk.bm * blk.bk), b_blk = b_bytes / (blk.bk * blk.bn), c_blk = c_bytes / (blk.bm * blk.bn);
+  const int64_t a_base = A.component == MemComponent::Hbm ? box_address(A, core) : 0;
+  const int64_t b_base = B.component == MemComponent::Hbm ? box_address(B, core) : 0;
+  const int64_t c_base = C.component == MemComponent::Hbm ? box_address(C, core) : 0;
+  const bool leader = cw.reduce_group < 0 || w.reduce_groups[cw.reduce_group].cores.front() == core;
+  check_tile_count(s, core, x * tiles_per_batch);
+  for (int64_t xi = 0; xi < x; ++xi) {
+    for (int64_t mi = 0; mi < blk.bm; ++mi) {
+      for (int64_t ni = 0; ni < blk.bn; ++ni) {
+        for (int64_t ki = 0; ki < blk.bk; ++ki) {
+          Tile t;
+          const bool load_a = a_blk > 0 && (!blk.a_resident || ni == 0);
+          if (load_a) t.loads.push_back({a_base + xi * a_bytes + (mi * blk.bk + ki) * a_blk, a_blk});
+          if (b_blk > 0) t.loads.push_back({b_base + (b_batched ? xi * b_bytes : 0) + (ki * blk.bn + ni) * b_blk, b_blk});
+          t.pt_cycles = tile_cycles;
+          t.lx_bytes = (a_bytes / (blk.bm * blk.bk)) + (b_bytes / (blk.bk * blk.bn)) + c_bytes / (blk.bm * blk.bn);
+          if (ki == blk.bk - 1 && c_blk > 0) {
+            const Transfer out{c_base + xi * c_bytes + (mi * blk.bn + ni) * c_blk, c_blk};
+            if (cw.reduce_group < 0) {
+              t.stores.push_back(out);
+            } else if (leader) {
+              cw.final_stores.push_back(out);
+            }
+          }
+          cw.tiles.push_back(t);
+        }
+      }
+    }
+  }
+  const int64_t acc = 2 * c_bytes / (blk.bm * blk.bn);
+  cw.staging_bytes = std::min(arch.staging_bytes(), (blk.a_resident ? a_bytes / blk.bm : 2 * a_blk) + 2 * b_blk + acc);
+}
+
+// SHUFFLE: each destination core receives, over the data ring, the parts of
+// its destination state that other cores' source states hold.
+void plan_shuffle(const Kernel& k, const ComputeOp& op, KernelWork& w, CoreWork& cw) {
+  const TensorBinding& src = k.tensors[op.inputs[0]];
+  const TensorBinding& dst = k.tensors[op.outputs[0]];
+  const Box& dbox = dst.core_box.at(cw.core);
+  Tile local;
+  for (const auto& [score, sbox] : src.core_box) {
+    DimMap origin, extent;
+    bool empty = false;
+    for (const auto& [d, e] : dbox.extent) {
+      const int64_t lo = std::max(dbox.origin.at(d), sbox.origin.count(d) ? sbox.origin.at(d) : 0);
+      const int64_t hi = std::min(dbox.origin.at(d) + e, (sbox.origin.count(d) ? sbox.origin.at(d) : 0) + (sbox.extent.count(d) ? sbox.extent.at(d) : 1));
+      if (hi <= lo) empty = true;
+      origin[d] = lo;
+      extent[d] = hi - lo;
+    }
+    if (empty) continue;
+    const int64_t bytes = dst.layout.box_bytes(origin, extent);
+    if (score == cw.core) {
+      local.lx_bytes += 2 * bytes;  // read and write in the same LX
+    } else {
+      w.shuffle.push_back({score, cw.core, bytes});
+    }
+  }
+  cw.tiles.push_back(local);
+}
+
+}  // namespace
+
+MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes, int64_t m_units, int64_t n_units, int64_t k_units,
+                                      int64_t staging_bytes) {
+  MatmulBlocking best;
+  bool found = false;
+  MatmulBlocking finest;
+  finest.traffic = INT64_MAX;
+  for (int64_t bm : divisors(std::max<int64_t>(1, m_units))) {
+    for (int64_t bn : divisors(std::max<int64_t>(1, n_units))) {
+      for (int64_t bk : divisors(std::max<int64_t>(1, k_units))) {
+        const int64_t a_blk = a_bytes / (bm * bk), b_blk = b_bytes / (bk * bn);
+        const int64_t acc = 2 * c_bytes / (bm * bn);  // fp32 accumulator
+        const int64_t panel = a_bytes / bm;
+        const bool a_resident = bn > 1 && panel + 2 * b_blk + acc <= staging_bytes;
+        const int64_t working = (a_resident ? panel : 2 * a_blk) + 2 * b_blk + acc;
+        const int64_t traffic = (a_resident || bn == 1 ? a_bytes : a_bytes * bn) + (bm == 1 ? b_bytes : b_bytes * bm) + c_bytes;
+        MatmulBlocking cand{bm, bn, bk, a_resident, traffic};
+        if (working > staging_bytes) {
+          if (bm * bn * bk > finest.bm * finest.bn * finest.bk || finest.traffic == INT64_MAX) finest = cand;
+          continue;
+        }
+        const int64_t tiles = bm * bn * bk, best_tiles = best.bm * best.bn * best.bk;
+        if (!found || traffic < best.traffic || (traffic == best.traffic && tiles < best_tiles)) {
+          best = cand;
+          found = true;
+        }
+      }
+    }
+  }
+  return found ? best : finest;
+}
+
+KernelWork plan_kernel(const Program& program, int kernel_index, const ArchConfig& arch) {
+  const Kernel& k = program.kernels.at(static_cast<size_t>(kernel_index));
+  const Sdsc& s = *k.sdsc;
+  KernelWork w;
+  w.kernel = kernel_index;
+  for (int core : s.core_ids) {
+    CoreWork cw;
+    cw.core = core;
+    w.cores.push_back(cw);
+  }
+  build_reduce_groups(k, w);
+  const ComputeOp* matmul = nullptr;
+  const ComputeOp* shuffle = nullptr;
+  for (const auto& op : s.ops) {
+    if (op.info->kind == OpKind::Matmul) matmul = &op;
+    if (op.info->kind == OpKind::Shuffle) shuffle = &op;
+  }
+  if ((matmul || shuffle) && s.ops.size() > 1) fail(s.file, s.ops[1].path, "unsupported: batchmatmul or shuffle fused with other ops in one SDSC");
+  for (auto& cw : w.cores) {
+    if (matmul) {
+      plan_matmul(k, *matmul, arch, w, cw);
+    } else if (shuffle) {
+      plan_shuffle(k, *shuffle, w, cw);
+    } else {
+      plan_streaming(k, arch, w, cw);
+    }
+    for (const auto& t : cw.tiles) {
+      for (const auto& l : t.loads) cw.hbm_read_bytes += l.bytes;
+      for (const auto& st : t.stores) cw.hbm_write_bytes += st.bytes;
+    }
+    for (const auto& st : cw.final_stores) cw.hbm_write_bytes += st.bytes;
+    w.hbm_read_bytes += cw.hbm_read_bytes;
+    w.hbm_write_bytes += cw.hbm_write_bytes;
+  }
+  return w;
+}
+
+}  // namespace spyre::sim
