@@ -164,8 +164,11 @@ int main(int argc, char** argv) {
 
   std::string arch_path;
   std::vector<std::string> arch_overrides;
+  bool arch_json = false, arch_schema = false;
   auto* arch_cmd = app.add_subcommand("arch", "Print every arch parameter with its unit and source");
   add_arch_options(arch_cmd, arch_path, arch_overrides);
+  arch_cmd->add_flag("--json", arch_json, "Print the built-in card as an arch file (models/arch/spyre.json)");
+  arch_cmd->add_flag("--schema", arch_schema, "Print the JSON Schema of arch files (models/arch/spyre.schema.json)");
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -201,6 +204,10 @@ int main(int argc, char** argv) {
     if (compile_cmd->parsed()) {
       job.options.device = spyre::load_arch(compile_arch, compile_overrides).limits();
       return compile_command(job, shape, dtype, placement, splits, list_workloads, quiet);
+    }
+    if (arch_json || arch_schema) {
+      std::cout << (arch_json ? spyre::builtin_arch_json() : spyre::arch_json_schema());
+      return 0;
     }
     for (const auto& line : spyre::describe_arch(arch_path, arch_overrides)) std::cout << line << "\n";
     return 0;

@@ -215,7 +215,7 @@ class SdscWriter {
     const Operand& o = space_.operands[i];
     const Tensor& t = *info.tensor;
     const int64_t se = stick_elems(t.dtype);
-    const LayoutGeometry geo = layout_geometry(t.shape, t.layout, se, 128 / se);
+    const LayoutGeometry geo = layout_geometry(t.shape, t.layout, se, kStickBytes / se);
     const bool lx = t.in_lx;
     const int64_t base = lx ? t.lx_address : tensor_address(g_, o.tensor, op_.bundle, options_);
     Json data = Json::object();

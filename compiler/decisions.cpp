@@ -9,16 +9,11 @@
 #include "compiler/hbm_traffic.h"
 #include "compiler/iteration_space.h"
 #include "compiler/program_writer.h"
+#include "runtime/text.h"
 
 namespace spyre::compiler {
 
 namespace {
-
-std::string join_ints(const std::vector<int64_t>& v, const char* sep = ", ") {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + std::to_string(v[i]);
-  return out;
-}
 
 std::string dims_text(const IterationSpace& s) {
   std::string out;
@@ -95,8 +90,8 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
   std::vector<Row> tensors;
   for (int x : program_tensors(g)) {
     const Tensor& t = g.tensors[static_cast<size_t>(x)];
-    tensors.push_back({{t.name, role_name(t.role), "(" + join_ints(t.host_shape.empty() ? t.shape : t.host_shape) + ")", dtype_name(t.dtype),
-                        "[" + join_ints(device_size(t.shape, t.layout, stick_elems(t.dtype))) + "]", stick_text(t), placement(g, t)}});
+    tensors.push_back({{t.name, role_name(t.role), "(" + join(t.host_shape.empty() ? t.shape : t.host_shape, ", ") + ")", dtype_name(t.dtype),
+                        "[" + join(device_size(t.shape, t.layout, stick_elems(t.dtype)), ", ") + "]", stick_text(t), placement(g, t)}});
   }
   out << "\nTensors (device_size outermost first; the stick dim is the logical dim whose elements fill each 128-byte stick)\n"
       << render({"tensor", "role", "shape", "dtype", "device_size", "stick", "buffer+offset"}, tensors);

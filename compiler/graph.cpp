@@ -6,6 +6,7 @@
 
 #include "compiler/model_ops.h"
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace spyre::compiler {
 
@@ -28,7 +29,7 @@ const char* dtype_name(DType dtype) {
 
 DataFormat device_format(DType dtype) { return dtype == DType::F32 ? DataFormat::Fp32 : DataFormat::Dl16; }
 
-int64_t stick_elems(DType dtype) { return 128 / word_bytes(device_format(dtype)); }
+int64_t stick_elems(DType dtype) { return kStickBytes / word_bytes(device_format(dtype)); }
 
 bool parse_role(const std::string& text, Role& out) {
   if (text == "input") out = Role::Input;
@@ -174,10 +175,7 @@ void validate_graph(Graph& g, const std::string& where) {
       out.shape = out_shape;
       out.dtype = g.tensors[static_cast<size_t>(op.inputs[0])].dtype;
     } else if (out.shape != out_shape) {
-      std::string declared, inferred;
-      for (int64_t s : out.shape) declared += (declared.empty() ? "" : ", ") + std::to_string(s);
-      for (int64_t s : out_shape) inferred += (inferred.empty() ? "" : ", ") + std::to_string(s);
-      fail(where, name, "declares '" + out.name + "' as (" + declared + ") but the op produces (" + inferred + ")");
+      fail(where, name, "declares '" + out.name + "' as (" + join(out.shape, ", ") + ") but the op produces (" + join(out_shape, ", ") + ")");
     }
   }
   for (const auto& t : g.tensors) {

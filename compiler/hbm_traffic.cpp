@@ -44,7 +44,7 @@ int64_t predicted_hbm_bytes(const Graph& g, const Op& op) {
     const auto views = core_views(g, op, s, operand);
     for (size_t c = 0; c < views.size(); ++c) {
       if (operand.output && slice_along_reduction(op, s, static_cast<int64_t>(c)) > 0) continue;
-      bytes += layout_geometry(views[c].extent, t.layout, se, 128 / se).bytes;
+      bytes += layout_geometry(views[c].extent, t.layout, se, kStickBytes / se).bytes;
     }
   }
   return bytes;

@@ -118,8 +118,8 @@ std::vector<int64_t> split_units(const Graph& g, const IterationSpace& space) {
 int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand& o, const std::vector<int64_t>& slices) {
   const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
   const int64_t se = stick_elems(t.dtype);
-  const LayoutGeometry geo = layout_geometry(t.shape, t.layout, se, 128 / se);
-  int64_t span = 128;
+  const LayoutGeometry geo = layout_geometry(t.shape, t.layout, se, kStickBytes / se);
+  int64_t span = kStickBytes;
   for (size_t j = 0; j < t.shape.size(); ++j) {
     if (operand_scale(g, space, o, static_cast<int>(j)) != DimScaleKind::Normal) continue;
     const int64_t extent = t.shape[j] / slices[static_cast<size_t>(o.iter_of[j])];

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "runtime/data_format.h"
 #include "runtime/error.h"
 #include "runtime/json_node.h"
 
@@ -188,7 +189,7 @@ LxProblem read_lx_problem(const std::string& path, int64_t capacity, int64_t ali
   const Json doc = read_json_file(path);
   JsonNode root(doc, path, "$");
   if (!root.is_object()) root.error("expected a JSON object");
-  p.alignment = alignment > 0 ? alignment : (root.find("alignment") ? root.at("alignment").as_int() : 128);
+  p.alignment = alignment > 0 ? alignment : (root.find("alignment") ? root.at("alignment").as_int() : kStickBytes);
   if (p.alignment <= 0) root.at("alignment").error("must be positive");
   p.capacity = capacity > 0 ? capacity : root.at("capacity").as_int();
   if (p.capacity <= 0) root.at("capacity").error("must be positive");

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace spyre::compiler {
 
@@ -14,7 +15,7 @@ std::unique_ptr<LxSolver> make_lx_solver(const std::string& name) {
   if (name == "bestfit") return make_fit_solver(true);
   if (name == "exact") return make_exact_solver(false);
   if (name == "best") return make_exact_solver(true);
-  fail("", "--solver " + name, "unknown solver (greedy, firstfit, bestfit, exact, best)");
+  fail("", "--solver " + name, "unknown solver (" + join(lx_solver_names(), ", ") + ")");
 }
 
 int64_t effective_capacity(const LxProblem& problem, const LxSolveOptions& options) {

@@ -45,7 +45,7 @@ struct Use {
 
 int64_t view_bytes(const Tensor& t, const CoreView& v) {
   const int64_t se = stick_elems(t.dtype);
-  return layout_geometry(v.extent, t.layout, se, 128 / se).bytes;
+  return layout_geometry(v.extent, t.layout, se, kStickBytes / se).bytes;
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ namespace {
 
 int64_t storage_bytes(const Tensor& t) {
   const int64_t se = stick_elems(t.dtype);
-  return layout_geometry(t.shape, t.layout, se, 128 / se).bytes;
+  return layout_geometry(t.shape, t.layout, se, kStickBytes / se).bytes;
 }
 
 void resolve_views(Graph& g) {
@@ -41,7 +41,7 @@ void resolve_views(Graph& g) {
     if (op.type == "slice") {
       const int dim = op.attrs.at("dim").get<int>();
       const int64_t se = stick_elems(in.dtype), start = op.attrs.at("start").get<int64_t>();
-      const LayoutGeometry geo = layout_geometry(in.shape, in.layout, se, 128 / se);
+      const LayoutGeometry geo = layout_geometry(in.shape, in.layout, se, kStickBytes / se);
       out.view_offset += (dim == in.layout.stick ? start / se : start) * geo.stride[static_cast<size_t>(dim)];
     }
   }
@@ -100,7 +100,7 @@ void plan_memory(Graph& g, const CompileOptions& options) {
     }
     t.buffer = buffer_for(r);
     Buffer& b = g.buffers[static_cast<size_t>(t.buffer)];
-    t.buffer_offset = (b.bytes + 127) / 128 * 128;
+    t.buffer_offset = (b.bytes + kStickBytes - 1) / kStickBytes * kStickBytes;
     b.bytes = t.buffer_offset + storage_bytes(t);
     if (b.bytes > options.device.segment_bytes) {
       fail("", "tensor '" + t.name + "'", "buffer '" + b.name + "' would need " + std::to_string(b.bytes) + " bytes, more than one " +

@@ -16,16 +16,11 @@
 #include "compiler/iteration_space.h"
 #include "compiler/passes.h"
 #include "runtime/error.h"
+#include "runtime/tensor_layout.h"
 
 namespace spyre::compiler {
 
 namespace {
-
-int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
 
 std::string mib(int64_t bytes) { return std::to_string(bytes / (1 << 20)) + " MiB"; }
 

@@ -13,6 +13,7 @@
 #include "compiler/iteration_space.h"
 #include "compiler/passes.h"
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace spyre::compiler {
 
@@ -32,9 +33,9 @@ std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpa
   for (const auto& [label, n] : wanted) {
     const int i = space.find(label);
     if (i < 0) {
-      std::string labels;
-      for (const auto& d : space.dims) labels += (labels.empty() ? "" : ", ") + d.label;
-      fail("", where, op.type + " has no dim '" + label + "' (its dims: " + labels + ")");
+      std::vector<std::string> labels;
+      for (const auto& d : space.dims) labels.push_back(d.label);
+      fail("", where, op.type + " has no dim '" + label + "' (its dims: " + join(labels, ", ") + ")");
     }
     const int64_t u = units[static_cast<size_t>(i)];
     if (n < 1 || u % n != 0) {

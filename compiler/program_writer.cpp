@@ -38,7 +38,7 @@ Json tensor_entry(const Graph& g, int t) {
   e["offset"] = root.buffer_offset + tensor.view_offset;
   e["layout"] = {{"order", tensor.layout.order}, {"stick", tensor.layout.stick}};
   e["device_size"] = device_size(tensor.shape, tensor.layout, se);
-  e["bytes"] = layout_geometry(tensor.shape, tensor.layout, se, 128 / se).bytes;
+  e["bytes"] = layout_geometry(tensor.shape, tensor.layout, se, kStickBytes / se).bytes;
   if (tensor.role == Role::Constant) e["value"] = tensor.value;
   return e;
 }

@@ -4,6 +4,7 @@
 
 #include "compiler/model_ops.h"
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace spyre::compiler {
 
@@ -137,8 +138,7 @@ std::vector<int64_t> parse_shape(const std::string& text) {
 
 std::vector<WorkloadInfo> list_workloads() {
   std::vector<WorkloadInfo> list;
-  std::string unary;
-  for (const auto& n : pointwise_op_names()) unary += (unary.empty() ? "" : ", ") + n;
+  const std::string unary = join(pointwise_op_names(), ", ");
   list.push_back({"<unary op>", "y = op(x), x of --shape (default 512x1024); ops: " + unary});
   list.push_back({"add, sub, mul, div, maximum, minimum", "y = op(a, b), both of --shape (default 512x1024)"});
   list.push_back({"sum, mean, amax, amin", "y = op(x, dim=--dim), x of --shape (default 512x1024)"});

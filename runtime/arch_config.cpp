@@ -1,110 +1,41 @@
 #include "runtime/arch_config.h"
 
 #include <cmath>
-#include <functional>
 #include <sstream>
 
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace spyre {
 
-extern const char* const kBuiltinArchJson;  // models/arch/spyre.json, embedded at build time
-
 namespace {
 
-struct Param {
-  const char* path;
-  std::function<void(ArchConfig&, double)> set;
-  std::function<double(const ArchConfig&)> get;
-  double min, max;
-  bool integer;
-};
+constexpr const char* kArchName = "spyre";
+constexpr const char* kArchDescription =
+    "IBM Spyre PCIe card (75 W, PCIe gen5 x16, 128 GB LPDDR5). Generated from the parameter table "
+    "(runtime/arch_params.cpp) by `spyre-sim arch --json`. Every value is {value, unit, _source}; override any with "
+    "--set path=value.";
+constexpr const char* kSchemaFile = "spyre.schema.json";
 
-#define SPYRE_PARAM(path, field, lo, hi, integer)                                                       \
-  Param {                                                                                              \
-    path, [](ArchConfig& a, double v) { a.field = static_cast<decltype(a.field)>(v); },                \
-        [](const ArchConfig& a) { return static_cast<double>(a.field); }, lo, hi, integer              \
-  }
-
-const std::vector<Param>& params() {
-  static const std::vector<Param> list = {
-      SPYRE_PARAM("cores", cores, 1, 1024, true),
-      SPYRE_PARAM("clock_ghz", clock_ghz, 0.01, 100, false),
-      SPYRE_PARAM("corelets_per_core", corelets_per_core, 1, 64, true),
-      SPYRE_PARAM("pt.pe_rows", pt.pe_rows, 1, 1024, true),
-      SPYRE_PARAM("pt.pe_cols", pt.pe_cols, 1, 1024, true),
-      SPYRE_PARAM("pt.simd_lanes", pt.simd_lanes, 1, 1024, true),
-      SPYRE_PARAM("pt.efficiency", pt.efficiency, 1e-4, 1, false),
-      SPYRE_PARAM("pt.strided_efficiency", pt.strided_efficiency, 1e-4, 1, false),
-      SPYRE_PARAM("pt.elementwise_elems_per_cycle", pt.elementwise_elems_per_cycle, 1, 1 << 20, true),
-      SPYRE_PARAM("sfu.lanes", sfu.lanes, 1, 1 << 20, true),
-      SPYRE_PARAM("sfu.cycles_simple", sfu.cycles_simple, 0.01, 1e6, false),
-      SPYRE_PARAM("sfu.cycles_divide", sfu.cycles_divide, 0.01, 1e6, false),
-      SPYRE_PARAM("sfu.cycles_transcendental", sfu.cycles_transcendental, 0.01, 1e6, false),
-      SPYRE_PARAM("sfu.cycles_reduce", sfu.cycles_reduce, 0.01, 1e6, false),
-      SPYRE_PARAM("sfu.cycles_reduce_stick", sfu.cycles_reduce_stick, 0.01, 1e6, false),
-      SPYRE_PARAM("lx.size_bytes", lx.size_bytes, 4096, 1e12, true),
-      SPYRE_PARAM("lx.alignment_bytes", lx.alignment_bytes, 1, 1 << 20, true),
-      SPYRE_PARAM("lx.backend_reserved_fraction", lx.backend_reserved_fraction, 0.001, 0.999, false),
-      SPYRE_PARAM("lx.ports", lx.ports, 1, 64, true),
-      SPYRE_PARAM("lx.port_bytes_per_cycle", lx.port_bytes_per_cycle, 1, 1 << 20, true),
-      SPYRE_PARAM("dma.port_gbps", dma.port_gbps, 0.001, 1e6, false),
-      SPYRE_PARAM("dma.request_bytes", dma.request_bytes, 128, 1 << 30, true),
-      SPYRE_PARAM("dma.max_outstanding", dma.max_outstanding, 1, 1 << 20, true),
-      SPYRE_PARAM("dma.setup_ns", dma.setup_ns, 0, 1e9, false),
-      SPYRE_PARAM("dma.write_fence_ns", dma.write_fence_ns, 0, 1e9, false),
-      SPYRE_PARAM("cache.bytes", cache.bytes, 0, 1e12, true),
-      SPYRE_PARAM("cache.line_bytes", cache.line_bytes, 128, 1 << 30, true),
-      SPYRE_PARAM("cache.gbps", cache.gbps, 0.001, 1e7, false),
-      SPYRE_PARAM("cache.hit_latency_ns", cache.hit_latency_ns, 0, 1e6, false),
-      SPYRE_PARAM("lpddr5.channels", lpddr5.channels, 1, 1024, true),
-      SPYRE_PARAM("lpddr5.peak_gbps", lpddr5.peak_gbps, 0.001, 1e6, false),
-      SPYRE_PARAM("lpddr5.read_gbps", lpddr5.read_gbps, 0.001, 1e6, false),
-      SPYRE_PARAM("lpddr5.write_gbps", lpddr5.write_gbps, 0.001, 1e6, false),
-      SPYRE_PARAM("lpddr5.turnaround_ns", lpddr5.turnaround_ns, 0, 1e6, false),
-      SPYRE_PARAM("lpddr5.latency_ns", lpddr5.latency_ns, 0, 1e6, false),
-      SPYRE_PARAM("lpddr5.write_ack_ns", lpddr5.write_ack_ns, -1, 1e6, false),
-      SPYRE_PARAM("lpddr5.interleave_bytes", lpddr5.interleave_bytes, 32, 1 << 30, true),
-      SPYRE_PARAM("lpddr5.write_batch_bytes", lpddr5.write_batch_bytes, 32, 1 << 30, true),
-      SPYRE_PARAM("lpddr5.queue_depth_chunks", lpddr5.queue_depth_chunks, 1, 1 << 20, true),
-      SPYRE_PARAM("data_ring.bytes_per_cycle", data_ring.bytes_per_cycle, 1, 1 << 20, true),
-      SPYRE_PARAM("data_ring.hop_latency_cycles", data_ring.hop_latency_cycles, 0, 1e6, false),
-      SPYRE_PARAM("reduce_ring.bytes_per_cycle", reduce_ring.bytes_per_cycle, 1, 1 << 20, true),
-      SPYRE_PARAM("reduce_ring.hop_latency_cycles", reduce_ring.hop_latency_cycles, 0, 1e6, false),
-      SPYRE_PARAM("host_link.gbps", host_link.gbps, 0.001, 1e6, false),
-      SPYRE_PARAM("host_link.latency_us", host_link.latency_us, 0, 1e6, false),
-      SPYRE_PARAM("launch.bundle_overhead_us", launch.bundle_overhead_us, 0, 1e9, false),
-      SPYRE_PARAM("launch.sdsc_overhead_ns", launch.sdsc_overhead_ns, 0, 1e12, false),
-      SPYRE_PARAM("launch.barrier_ns_per_level", launch.barrier_ns_per_level, 0, 1e12, false),
-      SPYRE_PARAM("address.segment_bytes", address.segment_bytes, 4096, 9e18, true),
-      SPYRE_PARAM("address.segments", address.segments, 1, 64, true),
-      SPYRE_PARAM("address.program_segment", address.program_segment, 0, 63, true),
-      SPYRE_PARAM("address.span_limit_bytes", address.span_limit_bytes, 4096, 9e18, true),
-  };
-  return list;
-}
-
-#undef SPYRE_PARAM
-
-const Param* find_param(const std::string& path) {
-  for (const auto& p : params()) {
-    if (path == p.path) return &p;
-  }
-  return nullptr;
-}
+// Keys an arch file may hold besides parameter groups.
+bool is_document_key(const std::string& key) { return key == "name" || key == "description" || key == "$schema"; }
 
 std::string known_paths() {
-  std::string out;
-  for (const auto& p : params()) out += (out.empty() ? "" : ", ") + std::string(p.path);
-  return out;
+  std::vector<std::string> paths;
+  for (const auto& p : arch_params()) paths.emplace_back(p.path);
+  return join(paths, ", ");
+}
+
+// A value as the JSON file writes it: integers without a decimal point.
+std::string value_text(const ArchParam& p, double v) {
+  if (p.integer) return std::to_string(static_cast<int64_t>(v));
+  return Json(v).dump();
 }
 
 // Walks "a.b.c" inside the document; nullptr when absent.
 Json* locate(Json& doc, const std::string& path) {
   Json* node = &doc;
-  std::stringstream ss(path);
-  std::string part;
-  while (std::getline(ss, part, '.')) {
+  for (const auto& part : split(path, '.')) {
     if (!node->is_object() || !node->contains(part)) return nullptr;
     node = &(*node)[part];
   }
@@ -117,9 +48,9 @@ bool is_leaf(const Json& node) { return node.is_object() && node.contains("value
 void check_known(const Json& node, const std::string& prefix, const std::string& file) {
   for (auto it = node.begin(); it != node.end(); ++it) {
     const std::string path = prefix.empty() ? it.key() : prefix + "." + it.key();
-    if (prefix.empty() && (it.key() == "name" || it.key() == "description")) continue;
+    if (prefix.empty() && is_document_key(it.key())) continue;
     if (is_leaf(it.value())) {
-      if (!find_param(path)) fail(file, path, "unknown arch parameter (known: " + known_paths() + ")");
+      if (!find_arch_param(path)) fail(file, path, "unknown arch parameter (known: " + known_paths() + ")");
     } else if (it.value().is_object()) {
       check_known(it.value(), path, file);
     } else {
@@ -131,11 +62,7 @@ void check_known(const Json& node, const std::string& prefix, const std::string&
 Json load_document(const std::string& path, std::string& label) {
   if (path.empty()) {
     label = "built-in spyre.json";
-    try {
-      return Json::parse(kBuiltinArchJson);
-    } catch (const std::exception& e) {
-      fail(label, "", std::string("malformed JSON: ") + e.what());
-    }
+    return Json::parse(builtin_arch_json());
   }
   label = path;
   return read_json_file(path);
@@ -146,7 +73,7 @@ void apply_override(Json& doc, const std::string& assignment, const std::string&
   if (eq == std::string::npos || eq == 0) fail("--set", assignment, "expected path=value, e.g. lpddr5.read_gbps=300");
   const std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
-  if (!find_param(path)) fail("--set", path, "unknown arch parameter (known: " + known_paths() + ")");
+  if (!find_arch_param(path)) fail("--set", path, "unknown arch parameter (known: " + known_paths() + ")");
   Json* node = locate(doc, path);
   if (!node || !is_leaf(*node)) fail(label, path, "parameter missing from the arch file");
   char* end = nullptr;
@@ -164,7 +91,7 @@ ArchConfig build(Json& doc, const std::string& label, const std::vector<std::str
   arch.source_file = label;
   arch.overrides = overrides;
   arch.name = doc.contains("name") && doc["name"].is_string() ? doc["name"].get<std::string>() : "unnamed";
-  for (const auto& p : params()) {
+  for (const auto& p : arch_params()) {
     Json* node = locate(doc, p.path);
     if (!node || !is_leaf(*node)) fail(label, p.path, "missing parameter");
     const Json& value = (*node)["value"];
@@ -181,37 +108,61 @@ ArchConfig build(Json& doc, const std::string& label, const std::vector<std::str
     if (p.integer && v != std::floor(v)) fail(label, p.path, "expected an integer");
     p.set(arch, v);
   }
-  if (arch.address.program_segment >= arch.address.segments) fail(label, "address.program_segment", "must be below address.segments");
-  if (arch.lx.size_bytes % arch.lx.alignment_bytes != 0) fail(label, "lx.size_bytes", "must be a multiple of lx.alignment_bytes");
+  if (arch.address.program_segment >= arch.address.segments) {
+    fail(label, "address.program_segment", "must be below address.segments");
+  }
+  if (arch.lx.size_bytes % arch.lx.alignment_bytes != 0) {
+    fail(label, "lx.size_bytes", "must be a multiple of lx.alignment_bytes");
+  }
   return arch;
 }
 
+// The group of a parameter path ("lpddr5" of "lpddr5.read_gbps"; "" at the top).
+std::string group_of(const std::string& path) {
+  const auto dot = path.find('.');
+  return dot == std::string::npos ? "" : path.substr(0, dot);
+}
+
+std::string leaf_of(const std::string& path) { return path.substr(path.find('.') + 1); }
+
 }  // namespace
+
+ArchConfig::ArchConfig() : name(kArchName), source_file("built-in") {
+  for (const auto& p : arch_params()) p.set(*this, p.value);
+}
+
+const ArchParam* find_arch_param(const std::string& path) {
+  for (const auto& p : arch_params()) {
+    if (path == p.path) return &p;
+  }
+  return nullptr;
+}
 
 int64_t ArchConfig::staging_bytes() const {
   const auto reserved = static_cast<int64_t>(static_cast<double>(lx.size_bytes) * lx.backend_reserved_fraction);
   return reserved / lx.alignment_bytes * lx.alignment_bytes;
 }
 
-DeviceLimits ArchConfig::limits() const {
-  DeviceLimits l;
-  l.cores = cores;
-  l.lx_bytes = lx.size_bytes;
-  l.lx_alignment = lx.alignment_bytes;
-  l.lx_backend_reserved_fraction = lx.backend_reserved_fraction;
-  l.segment_bytes = address.segment_bytes;
-  l.segments = address.segments;
-  l.program_segment = address.program_segment;
-  l.span_limit_bytes = address.span_limit_bytes;
-  return l;
-}
+DeviceLimits ArchConfig::limits() const { return DeviceLimits(*this); }
+
+DeviceLimits::DeviceLimits() : DeviceLimits(ArchConfig()) {}
+
+DeviceLimits::DeviceLimits(const ArchConfig& arch)
+    : cores(arch.cores),
+      lx_bytes(arch.lx.size_bytes),
+      lx_alignment(arch.lx.alignment_bytes),
+      lx_backend_reserved_fraction(arch.lx.backend_reserved_fraction),
+      segment_bytes(arch.address.segment_bytes),
+      segments(arch.address.segments),
+      program_segment(arch.address.program_segment),
+      span_limit_bytes(arch.address.span_limit_bytes) {}
 
 Json ArchConfig::to_json() const {
   Json out;
   out["name"] = name;
   out["file"] = source_file;
   out["overrides"] = overrides;
-  for (const auto& p : params()) out["values"][p.path] = p.get(*this);
+  for (const auto& p : arch_params()) out["values"][p.path] = p.get(*this);
   return out;
 }
 
@@ -226,7 +177,7 @@ std::vector<std::string> describe_arch(const std::string& path, const std::vecto
   Json doc = load_document(path, label);
   const ArchConfig arch = build(doc, label, overrides);
   std::vector<std::string> lines;
-  for (const auto& p : params()) {
+  for (const auto& p : arch_params()) {
     const Json& leaf = *locate(doc, p.path);
     std::ostringstream line;
     const double v = p.get(arch);
@@ -241,6 +192,78 @@ std::vector<std::string> describe_arch(const std::string& path, const std::vecto
     lines.push_back(line.str());
   }
   return lines;
+}
+
+std::string builtin_arch_json() {
+  std::ostringstream out;
+  out << "{\n  \"$schema\": " << Json(kSchemaFile).dump() << ",\n  \"name\": " << Json(kArchName).dump()
+      << ",\n  \"description\": " << Json(kArchDescription).dump();
+  std::string group;
+  for (const auto& p : arch_params()) {
+    const std::string g = group_of(p.path);
+    if (g != group && !group.empty()) out << "\n  }";
+    out << ",\n";
+    if (g != group && !g.empty()) out << "  " << Json(g).dump() << ": {\n";
+    out << (g.empty() ? "  " : "    ") << Json(g.empty() ? std::string(p.path) : leaf_of(p.path)).dump()
+        << ": {\"value\": " << value_text(p, p.value) << ", \"unit\": " << Json(p.unit).dump()
+        << ", \"_source\": " << Json(p.source).dump() << "}";
+    group = g;
+  }
+  if (!group.empty()) out << "\n  }";
+  out << "\n}\n";
+  return out.str();
+}
+
+std::string arch_json_schema() {
+  auto parameter = [](const ArchParam& p) {
+    Json value = {{"type", p.integer ? "integer" : "number"}};
+    value["minimum"] = p.integer ? Json(static_cast<int64_t>(p.min)) : Json(p.min);
+    value["maximum"] = p.integer ? Json(static_cast<int64_t>(p.max)) : Json(p.max);
+    return Json{{"type", "object"},
+                {"description", "unit: " + std::string(p.unit)},
+                {"properties", {{"value", value}, {"unit", {{"type", "string"}}}, {"_source", {{"$ref", "#/$defs/source"}}}}},
+                {"required", {"value", "_source"}},
+                {"additionalProperties", false}};
+  };
+  Json properties = {{"$schema", {{"type", "string"}}},
+                     {"name", {{"type", "string"}}},
+                     {"description", {{"type", "string"}}}};
+  Json required = Json::array();
+  for (const auto& p : arch_params()) {
+    const std::string g = group_of(p.path);
+    if (g.empty()) {
+      properties[p.path] = parameter(p);
+      required.push_back(p.path);
+      continue;
+    }
+    if (!properties.contains(g)) {
+      properties[g] = {{"type", "object"}, {"properties", Json::object()}, {"required", Json::array()}, {"additionalProperties", false}};
+      required.push_back(g);
+    }
+    properties[g]["properties"][leaf_of(p.path)] = parameter(p);
+    properties[g]["required"].push_back(leaf_of(p.path));
+  }
+  const Json schema = {
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"$id", kSchemaFile},
+      {"title", "spyre-sim arch config"},
+      {"description",
+       "A card for spyre-sim: every hardware parameter with its value and the source of that value. Generated from "
+       "runtime/arch_params.cpp by `spyre-sim arch --schema`."},
+      {"type", "object"},
+      {"$defs", {{"source", {{"type", "string"}, {"minLength", 1}, {"description", "where the value comes from"}}}}},
+      {"properties", properties},
+      {"required", required},
+      {"additionalProperties", false}};
+  return schema.dump(2) + "\n";
+}
+
+std::vector<std::string> uncalibrated_overrides() {
+  std::vector<std::string> out;
+  for (const auto& p : arch_params()) {
+    if (p.before_calibration) out.push_back(std::string(p.path) + "=" + value_text(p, *p.before_calibration));
+  }
+  return out;
 }
 
 }  // namespace spyre

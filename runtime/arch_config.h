@@ -1,9 +1,13 @@
 #pragma once
-// Every hardware parameter of the card model, loaded from an arch JSON
-// (models/arch/spyre.json) where each value carries its unit and source.
+// Every hardware parameter of the card model. Each is declared once, in the
+// table of arch_params.cpp (name, unit, default, range, source and, for a
+// calibrated value, what it was before calibration); the struct below, the
+// built-in card, models/arch/spyre.json, its schema and `spyre-sim arch` all
+// come from that table. An arch JSON file gives every value with its source;
 // --set path=value overrides any of them for what-if studies.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,77 +17,79 @@
 namespace spyre {
 
 struct ArchConfig {
+  ArchConfig();  // the built-in card: every parameter at its table default
+
   std::string name;
-  int cores = 32;
-  double clock_ghz = 1.5;
-  int corelets_per_core = 2;
+  int cores;
+  double clock_ghz;
+  int corelets_per_core;
 
   struct Pt {
-    int pe_rows = 8, pe_cols = 8, simd_lanes = 8;
-    double efficiency = 0.742;
-    double strided_efficiency = 0.104;
-    int elementwise_elems_per_cycle = 64;
+    int pe_rows, pe_cols, simd_lanes;
+    double efficiency;
+    double strided_efficiency;
+    int elementwise_elems_per_cycle;
   } pt;
 
   struct Sfu {
-    int lanes = 64;
-    double cycles_simple = 1, cycles_divide = 2, cycles_transcendental = 4, cycles_reduce = 1, cycles_reduce_stick = 1;
+    int lanes;
+    double cycles_simple, cycles_divide, cycles_transcendental, cycles_reduce, cycles_reduce_stick;
   } sfu;
 
   struct Lx {
-    int64_t size_bytes = 2097152;
-    int alignment_bytes = 128;
-    double backend_reserved_fraction = 0.2;
-    int ports = 2;
-    int port_bytes_per_cycle = 128;
+    int64_t size_bytes;
+    int alignment_bytes;
+    double backend_reserved_fraction;
+    int ports;
+    int port_bytes_per_cycle;
   } lx;
 
   struct Dma {
-    double port_gbps = 67;
-    int64_t request_bytes = 2048;
-    int max_outstanding = 16;
-    double setup_ns = 50;
-    double write_fence_ns = 0;  // a kernel that wrote HBM waits this long after its last store
+    double port_gbps;
+    int64_t request_bytes;
+    int max_outstanding;
+    double setup_ns;
+    double write_fence_ns;  // a kernel that wrote HBM waits this long after its last store
   } dma;
 
   struct Cache {
-    int64_t bytes = 0;  // 0: no memory-side cache
-    int64_t line_bytes = 2048;
-    double gbps = 1000;
-    double hit_latency_ns = 60;
+    int64_t bytes;  // 0: no memory-side cache
+    int64_t line_bytes;
+    double gbps;
+    double hit_latency_ns;
   } cache;
 
   struct Lpddr5 {
-    int channels = 8;
-    double peak_gbps = 204.8, read_gbps = 150, write_gbps = 146;
-    double turnaround_ns = 24, latency_ns = 120;
-    double write_ack_ns = -1;  // < 0: writes complete like reads (latency after the data); else posted, acknowledged this long after admission
-    int64_t interleave_bytes = 256;
-    int64_t write_batch_bytes = 1024;
-    int64_t queue_depth_chunks = 32;
+    int channels;
+    double peak_gbps, read_gbps, write_gbps;
+    double turnaround_ns, latency_ns;
+    double write_ack_ns;  // < 0: writes complete like reads (latency after the data); else posted
+    int64_t interleave_bytes;
+    int64_t write_batch_bytes;
+    int64_t queue_depth_chunks;
   } lpddr5;
 
   struct Ring {
-    int bytes_per_cycle = 128;
-    double hop_latency_cycles = 4;
+    int bytes_per_cycle;
+    double hop_latency_cycles;
   } data_ring, reduce_ring;
 
   struct HostLink {
-    double gbps = 50;
-    double latency_us = 1;
+    double gbps;
+    double latency_us;
   } host_link;
 
   struct Launch {
-    double bundle_overhead_us = 15;
-    double sdsc_overhead_ns = 500;
-    double barrier_ns_per_level = 0;  // cross-core barrier after an SDSC: per level of a log2(cores) tree
+    double bundle_overhead_us;
+    double sdsc_overhead_ns;
+    double barrier_ns_per_level;  // cross-core barrier after an SDSC: per level of a log2(cores) tree
   } launch;
 
   struct Address {
-    int64_t segment_bytes = int64_t{1} << 34;
-    int segments = 8;
-    int program_segment = 7;
-    int64_t span_limit_bytes = int64_t{1} << 28;
+    int64_t segment_bytes;
+    int segments;
+    int program_segment;
+    int64_t span_limit_bytes;
   } address;
 
   std::string source_file;             // path, or "built-in"
@@ -92,15 +98,44 @@ struct ArchConfig {
   double cycle_ns() const { return 1.0 / clock_ghz; }
   int64_t staging_bytes() const;  // LX the backend reserves: operand staging space
   DeviceLimits limits() const;
-  Json to_json() const;           // resolved values, for reports
+  Json to_json() const;  // resolved values, for reports
 };
 
-// Loads an arch file (empty path: the built-in spyre.json) and applies
+// One row of the parameter table.
+struct ArchParam {
+  const char* path;  // "lpddr5.read_gbps": the JSON path and the struct field
+  void (*set)(ArchConfig&, double);
+  double (*get)(const ArchConfig&);
+  const char* unit;
+  double value;  // the built-in card's
+  double min, max;
+  bool integer;
+  const char* source;  // where the value comes from
+  // Calibrated values: the value the model had before calibration
+  // (docs/calibration.md); the hand-derived timing tests use these so they
+  // check mechanisms, not the fit.
+  std::optional<double> before_calibration = std::nullopt;
+};
+
+// The table, in the order spyre.json lists the parameters.
+const std::vector<ArchParam>& arch_params();
+const ArchParam* find_arch_param(const std::string& path);
+
+// Loads an arch file (empty path: the built-in card) and applies
 // "path=value" overrides. Unknown parameters, missing sources, bad values and
 // out-of-range values are SpyreErrors naming the file and parameter.
 ArchConfig load_arch(const std::string& path, const std::vector<std::string>& overrides);
 
 // Every parameter as "path = value unit  (source)", for `spyre-sim arch`.
 std::vector<std::string> describe_arch(const std::string& path, const std::vector<std::string>& overrides);
+
+// The built-in card as an arch file: the text of models/arch/spyre.json.
+std::string builtin_arch_json();
+// A JSON Schema of arch files (models/arch/spyre.schema.json): every
+// parameter with its unit, range and whether it is an integer.
+std::string arch_json_schema();
+
+// "path=value" for every calibrated parameter at its value before calibration.
+std::vector<std::string> uncalibrated_overrides();
 
 }  // namespace spyre

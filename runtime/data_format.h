@@ -19,6 +19,10 @@ std::optional<DataFormat> parse_data_format(const std::string& name);
 const char* data_format_name(DataFormat format);
 int word_bytes(DataFormat format);
 
+// Bytes in one stick, the unit the device moves and aligns data in: a stick
+// holds 128 / word_bytes elements of the stick dimension.
+constexpr int64_t kStickBytes = 128;
+
 inline float load_element(DataFormat format, const uint8_t* p) {
   if (format == DataFormat::Dl16) {
     uint16_t bits;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace fs = std::filesystem;
 
@@ -35,9 +36,7 @@ std::map<std::string, std::vector<float>> read_host_inputs(const Program& progra
     if (!shapes_compatible(array.shape, t.shape)) {
       fail(path.string(), "", "shape " + shape_text(array.shape) + " does not match " + t.name + "'s shape " + shape_text(t.host_shape()) +
                                   " (dims " + [&] {
-                                    std::string d;
-                                    for (const auto& n : t.dims) d += (d.empty() ? "" : ", ") + n;
-                                    return d;
+                                    return join(t.dims, ", ");
                                   }() + ")");
     }
     inputs[t.name] = std::move(array.values);

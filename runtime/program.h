@@ -15,17 +15,22 @@
 
 namespace spyre {
 
-// Facts of the device address space the binder checks against (filled from
-// the arch config by the simulator).
+struct ArchConfig;
+
+// Facts of the device address space the binder and the compiler check
+// against: a view of the arch config (runtime/arch_config.h), where every
+// value is declared.
 struct DeviceLimits {
-  int cores = 32;
-  int64_t lx_bytes = 2 * 1024 * 1024;
-  int64_t lx_alignment = 128;
-  double lx_backend_reserved_fraction = 0.2;  // top of LX, left to the backend
-  int64_t segment_bytes = int64_t{1} << 34;   // 16 GiB per kernel argument
-  int segments = 8;
-  int program_segment = 7;
-  int64_t span_limit_bytes = int64_t{1} << 28;  // device memory one core addresses
+  DeviceLimits();  // the built-in card's
+  explicit DeviceLimits(const ArchConfig& arch);
+  int cores;
+  int64_t lx_bytes;
+  int64_t lx_alignment;
+  double lx_backend_reserved_fraction;  // top of LX, left to the backend
+  int64_t segment_bytes;                // per kernel argument
+  int segments;
+  int program_segment;
+  int64_t span_limit_bytes;  // device memory one core addresses
   int64_t lx_usable_bytes() const;
   // Segments a bundle can bind kernel arguments to (all but the program's), in order.
   std::vector<int> argument_segments() const;

@@ -13,6 +13,7 @@
 #include "runtime/error.h"
 #include "runtime/program.h"
 #include "runtime/program_manifest.h"
+#include "runtime/text.h"
 
 namespace fs = std::filesystem;
 
@@ -84,8 +85,7 @@ std::vector<Launch> list_launches(const fs::path& dir, const DeviceLimits& limit
       }
     }
     std::sort(sub.begin(), sub.end());
-    std::string hint;
-    for (const auto& s : sub) hint += (hint.empty() ? "" : ", ") + s;
+    const std::string hint = join(sub, ", ");
     fail(dir.string(), "", sub.empty() ? "no bundle.mlir and no sdsc_N.json files: not a bundle directory"
                                        : "not a bundle itself; it holds the bundles " + hint + " (run one of them)");
   }
@@ -95,9 +95,7 @@ std::vector<Launch> list_launches(const fs::path& dir, const DeviceLimits& limit
 }
 
 std::string dims_text(const std::vector<std::string>& dims) {
-  std::string out;
-  for (const auto& d : dims) out += (out.empty() ? "" : ", ") + d;
-  return "[" + out + "]";
+  return "[" + join(dims, ", ") + "]";
 }
 
 std::string base_name(const fs::path& dir) { return dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string(); }
@@ -150,7 +148,7 @@ class Binder {
       std::vector<std::string> order;
       for (int d : t.order) order.push_back(h.dims[static_cast<size_t>(d)]);
       const int elem = word_bytes(t.format);
-      h.layout = TensorLayout(order, extents, h.dims[static_cast<size_t>(t.stick)], 128 / elem, elem);
+      h.layout = TensorLayout(order, extents, h.dims[static_cast<size_t>(t.stick)], kStickBytes / elem, elem);
       h.shape = t.shape;
       h.visible_shape = t.host_shape;
       h.role = t.role;

@@ -7,6 +7,7 @@
 
 #include "runtime/error.h"
 #include "runtime/sdsc.h"
+#include "runtime/text.h"
 
 namespace spyre {
 
@@ -22,17 +23,15 @@ const SdscConstant* Sdsc::find_constant(const std::string& wanted) const {
 }
 
 std::string Sdsc::op_summary() const {
-  std::string out;
-  for (const auto& op : ops) out += (out.empty() ? "" : "+") + op.info->name;
-  return out;
+  std::vector<std::string> names;
+  for (const auto& op : ops) names.push_back(op.info->name);
+  return join(names, "+");
 }
 
 std::string Sdsc::unit_summary() const {
   std::set<std::string> units;
   for (const auto& op : ops) units.insert(op.ex_unit);
-  std::string out;
-  for (const auto& u : units) out += (out.empty() ? "" : "+") + u;
-  return out;
+  return join(std::vector<std::string>(units.begin(), units.end()), "+");
 }
 
 namespace {
@@ -125,12 +124,6 @@ int resolve_tensor_ref(const JsonNode& ref, const std::vector<LabeledDs>& tensor
     if (t.name == text) return t.index;
   }
   ref.error("unknown tensor reference '" + text + "'");
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
 }
 
 class SdscParser {
@@ -291,7 +284,7 @@ class SdscParser {
         if (wl->as_int() != word_bytes(t.format)) wl->error("wordLength " + std::to_string(wl->as_int()) + " does not match " + data_format_name(t.format));
       }
       const int64_t stick_bytes = p->second.stick_elems * word_bytes(t.format);
-      if (stick_bytes != 128) {
+      if (stick_bytes != kStickBytes) {
         node.at("dataFormat_").error("a stick of " + std::to_string(p->second.stick_elems) + " x " + data_format_name(t.format) + " is " +
                                      std::to_string(stick_bytes) + " bytes; the device stick is 128 bytes");
       }
@@ -352,7 +345,7 @@ class SdscParser {
       std::sort(got.begin(), got.end());
       std::sort(want.begin(), want.end());
       if (got != want) {
-        node.at("layoutDimOrder_").error("[" + join(a.layout_dims) + "] is not an ordering of the tensor's dimensions [" + join(expected) + "]");
+        node.at("layoutDimOrder_").error("[" + join(a.layout_dims, ", ") + "] is not an ordering of the tensor's dimensions [" + join(expected, ", ") + "]");
       }
       if (auto sym = node.find("isStartAddrSymbolic_")) a.symbolic = sym->as_int() != 0;
       JsonNode data = node.at("startAddressCoreCorelet_").at("data_");

@@ -20,6 +20,13 @@
 
 namespace spyre {
 
+// The product of sizes (1 for none): elements of a shape, slices of a split.
+inline int64_t product(const std::vector<int64_t>& sizes) {
+  int64_t p = 1;
+  for (int64_t s : sizes) p *= s;
+  return p;
+}
+
 struct LayoutDim {
   std::string name;
   int64_t extent = 1;  // logical elements

@@ -5,6 +5,7 @@
 
 #include "runtime/error.h"
 #include "runtime/host_io.h"
+#include "runtime/text.h"
 #include "sim/simulator.h"
 
 namespace fs = std::filesystem;
@@ -68,11 +69,11 @@ RunOutcome run_bundle(const RunOptions& o) {
       outcome.report.comparisons.push_back(c);
     }
     if (outcome.report.comparisons.empty()) {
-      std::string names;
+      std::vector<std::string> names;
       for (const auto& t : program.host_tensors) {
-        if (t.is_output) names += (names.empty() ? "" : ", ") + t.name + ".npy";
+        if (t.is_output) names.push_back(t.name + ".npy");
       }
-      fail(o.expect_dir, "", "holds none of the output references (" + names + ")");
+      fail(o.expect_dir, "", "holds none of the output references (" + join(names, ", ") + ")");
     }
   }
   if (!o.report_path.empty()) write_json(o.report_path, report_to_json(outcome.report));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/arch_config.h"
 #include "runtime/json_node.h"
 
 namespace spyre::test {
@@ -39,15 +40,12 @@ void copy_bundle(const std::string& from, const std::string& to);
 
 std::vector<float> random_values(size_t count, uint32_t seed, float lo, float hi);
 
-// The arch values the hand-derived module timing tests work their numbers
-// out with (the pre-calibration card: no memory-side cache, a 67 GB/s core
-// port, 64 SFU lanes, ...), so those tests check the mechanisms, not the
+// The arch the hand-derived module timing tests work their numbers out
+// with: every calibrated parameter at its value before calibration (the
+// parameter table, runtime/arch_params.cpp: no memory-side cache, a 67 GB/s
+// core port, 64 SFU lanes, ...), so those tests check the mechanisms, not the
 // calibration (docs/calibration.md has that).
-inline std::vector<std::string> hand_derived_arch() {
-  return {"cache.bytes=0",          "dma.port_gbps=67",         "dma.write_fence_ns=0",       "launch.bundle_overhead_us=15",
-          "launch.sdsc_overhead_ns=500", "launch.barrier_ns_per_level=0", "sfu.lanes=64", "sfu.cycles_divide=2",
-          "sfu.cycles_reduce_stick=1",   "lx.port_bytes_per_cycle=128",   "lpddr5.latency_ns=120"};
-}
+inline std::vector<std::string> hand_derived_arch() { return uncalibrated_overrides(); }
 
 struct CliResult {
   int exit_code = -1;

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <map>
 
+#include "runtime/tensor_layout.h"
+
 namespace spyre::sim {
 
 namespace {
 
-constexpr int64_t kStick = 128;
 
 // What an SDSC wrote to one core's LX: a value, live until its last reader.
 struct Value {
@@ -80,7 +81,7 @@ std::vector<Hazard> find_lx_hazards(const Program& program, int64_t lx_bytes, co
   std::map<int, std::vector<int64_t>> holder;  // core -> per stick: value index, -1 none
   auto sticks_of = [&](int core) -> std::vector<int64_t>& {
     auto& v = holder[core];
-    if (v.empty()) v.assign(static_cast<size_t>(lx_bytes / kStick), -1);
+    if (v.empty()) v.assign(static_cast<size_t>(lx_bytes / kStickBytes), -1);
     return v;
   };
   size_t next_value = 0;
@@ -94,7 +95,7 @@ std::vector<Hazard> find_lx_hazards(const Program& program, int64_t lx_bytes, co
       for (const auto& [core, address] : b.lx_address) {
         const auto& h = sticks_of(core);
         std::vector<int64_t> seen;
-        for (int64_t s = address / kStick; s < (address + b.layout.size_bytes() + kStick - 1) / kStick; ++s) seen.push_back(h[static_cast<size_t>(s)]);
+        for (int64_t s = address / kStickBytes; s < (address + b.layout.size_bytes() + kStickBytes - 1) / kStickBytes; ++s) seen.push_back(h[static_cast<size_t>(s)]);
         if (std::find(seen.begin(), seen.end(), -1) != seen.end()) {
           missing.push_back(core);
           continue;
@@ -139,7 +140,7 @@ std::vector<Hazard> find_lx_hazards(const Program& program, int64_t lx_bytes, co
       for (const auto& [core, address] : b.lx_address) {
         auto& h = sticks_of(core);
         const auto me = static_cast<int64_t>(next_value++);
-        for (int64_t s = address / kStick; s < (address + b.layout.size_bytes() + kStick - 1) / kStick; ++s) {
+        for (int64_t s = address / kStickBytes; s < (address + b.layout.size_bytes() + kStickBytes - 1) / kStickBytes; ++s) {
           const int64_t old = h[static_cast<size_t>(s)];
           // Overwriting a value that is read after this SDSC: the two
           // tensors share LX while both are live. (In place is legal: the

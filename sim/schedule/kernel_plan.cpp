@@ -10,7 +10,6 @@ namespace spyre::sim {
 
 namespace {
 
-constexpr int64_t kStick = 128;
 // A bound on the work one SDSC may describe, so a malformed size cannot make
 // the simulator run out of memory.
 constexpr size_t kMaxTilesPerCore = 1000000;
@@ -36,9 +35,9 @@ std::vector<int64_t> divisors(int64_t n) {
 
 // Splits `bytes` (whole sticks) into n nearly equal parts.
 std::vector<int64_t> split_sticks(int64_t bytes, int64_t n) {
-  const int64_t sticks = (bytes + kStick - 1) / kStick;
+  const int64_t sticks = (bytes + kStickBytes - 1) / kStickBytes;
   std::vector<int64_t> parts(static_cast<size_t>(n), 0);
-  for (int64_t i = 0; i < n; ++i) parts[i] = (sticks / n + (i < sticks % n ? 1 : 0)) * kStick;
+  for (int64_t i = 0; i < n; ++i) parts[i] = (sticks / n + (i < sticks % n ? 1 : 0)) * kStickBytes;
   return parts;
 }
 
@@ -149,7 +148,7 @@ void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, Core
   for (const auto& v : {&loads, &stores}) {
     for (const auto& st : *v) {
       streamed += st.bytes;
-      min_sticks = std::min(min_sticks, st.bytes / kStick);
+      min_sticks = std::min(min_sticks, st.bytes / kStickBytes);
     }
   }
   for (const auto& st : cached) cached_bytes += st.bytes;
@@ -228,12 +227,6 @@ void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, Core
     t.lx_bytes = lx / n;
   }
   cw.staging_bytes = std::min(staging, cached_bytes + 2 * ((streamed + n - 1) / n));
-}
-
-int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
 }
 
 void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e_support.h"
+#include "runtime/arch_config.h"
 #include "runtime/npy.h"
 
 namespace spyre::test {
@@ -135,6 +136,23 @@ TEST(Cli, ArchListsEveryParameterWithItsSource) {
   EXPECT_NE(r.output.find("lpddr5.read_gbps = 300 GB/s  (command line --set lpddr5.read_gbps=300)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("lx.size_bytes = 2097152 bytes per core  (seed 000"), std::string::npos) << r.output;
   EXPECT_EQ(count_lines(r.output), 52);
+  // One line per row of the parameter table, with the table's source.
+  for (const auto& p : arch_params()) {
+    if (std::string(p.path) == "lpddr5.read_gbps") continue;
+    EXPECT_NE(r.output.find(std::string(p.path) + " = "), std::string::npos) << p.path;
+    EXPECT_NE(r.output.find("(" + std::string(p.source) + ")"), std::string::npos) << p.path;
+  }
+}
+
+TEST(Cli, ArchPrintsTheRepositoryArchFileAndItsSchema) {
+  const auto json = run_cli("arch --json");
+  EXPECT_EQ(json.exit_code, 0);
+  EXPECT_EQ(json.output, builtin_arch_json());
+  EXPECT_EQ(read_json_file(source_path("models/arch/spyre.json")), Json::parse(json.output));
+  const auto schema = run_cli("arch --schema");
+  EXPECT_EQ(schema.exit_code, 0);
+  EXPECT_EQ(Json::parse(schema.output)["properties"]["lpddr5"]["properties"]["read_gbps"]["properties"]["value"]["type"], "number");
+  EXPECT_EQ(Json::parse(schema.output)["properties"]["cores"]["properties"]["value"]["maximum"], 1024);
 }
 
 TEST(Cli, ArchOverridesChangeTheTiming) {

@@ -1,5 +1,8 @@
 // The arch config: defaults with sources, --set overrides, and errors.
 
+#include <fstream>
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "runtime/error.h"
@@ -10,6 +13,54 @@ namespace spyre {
 namespace {
 
 using test::error_of;
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The parameter table is the one source: the repository's arch file and its
+// schema are what the table generates, and the struct, the built-in card and
+// the device limits hold the table's values.
+TEST(ArchConfig, TheParameterTableIsTheOneSource) {
+  EXPECT_EQ(file_text(test::source_path("models/arch/spyre.json")), builtin_arch_json())
+      << "regenerate: build/spyre-sim arch --json > models/arch/spyre.json";
+  EXPECT_EQ(file_text(test::source_path("models/arch/spyre.schema.json")), arch_json_schema())
+      << "regenerate: build/spyre-sim arch --schema > models/arch/spyre.schema.json";
+  const ArchConfig defaults;
+  const ArchConfig builtin = load_arch("", {});
+  ASSERT_EQ(arch_params().size(), 52u);
+  for (const auto& p : arch_params()) {
+    EXPECT_EQ(p.get(defaults), p.value) << p.path;
+    EXPECT_EQ(p.get(builtin), p.value) << p.path;
+    EXPECT_TRUE(p.value >= p.min && p.value <= p.max) << p.path;
+    EXPECT_NE(std::string(p.source), "") << p.path;
+    EXPECT_NE(std::string(p.unit), "") << p.path;
+  }
+  const DeviceLimits limits;
+  EXPECT_EQ(limits.cores, 32);
+  EXPECT_EQ(limits.lx_bytes, 2097152);
+  EXPECT_EQ(limits.lx_alignment, 128);
+  EXPECT_DOUBLE_EQ(limits.lx_backend_reserved_fraction, 0.2);
+  EXPECT_EQ(limits.segment_bytes, int64_t{1} << 34);
+  EXPECT_EQ(limits.segments, 8);
+  EXPECT_EQ(limits.program_segment, 7);
+  EXPECT_EQ(limits.span_limit_bytes, int64_t{1} << 28);
+}
+
+// The hand-derived timing tests run the card as it was before calibration.
+TEST(ArchConfig, HandDerivedValuesAreTheValuesBeforeCalibration) {
+  const std::vector<std::string> expected = {"sfu.lanes=64", "sfu.cycles_divide=2.0", "sfu.cycles_reduce_stick=1.0", "lx.port_bytes_per_cycle=128",
+                                             "dma.port_gbps=67.0", "dma.write_fence_ns=0.0", "cache.bytes=0", "lpddr5.latency_ns=120.0",
+                                             "launch.bundle_overhead_us=15.0", "launch.sdsc_overhead_ns=500.0",
+                                             "launch.barrier_ns_per_level=0.0"};
+  EXPECT_EQ(uncalibrated_overrides(), expected);
+  for (const auto& p : arch_params()) {
+    if (p.before_calibration) EXPECT_EQ(std::string(p.source).rfind("calibrated", 0), 0u) << p.path;
+  }
+}
 
 TEST(ArchConfig, BuiltInMatchesTheRepositoryFile) {
   const ArchConfig builtin = load_arch("", {});

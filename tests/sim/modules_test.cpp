@@ -14,6 +14,7 @@
 #include "sim/hw/ring.h"
 #include "sim/hw/scratchpad.h"
 #include "sim/hw/systemc_context.h"
+#include "test_support.h"
 
 namespace spyre::sim {
 namespace {
@@ -41,7 +42,7 @@ struct Initiator : sc_core::sc_module {
   }
 };
 
-ArchConfig arch() { return ArchConfig{}; }  // the struct defaults mirror spyre.json
+ArchConfig arch() { return load_arch("", test::hand_derived_arch()); }
 
 // LPDDR5 with one initiator, in a fresh SystemC context.
 struct MemoryBench {
