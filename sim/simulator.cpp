@@ -48,7 +48,7 @@ SimulationResult simulate(const Program& program, const ArchConfig& arch, Device
       hazards.push_back(h);
     }
     result.report = build_report(program, arch, plans, card, memory != nullptr, wipe_lx_at_bundles, std::move(hazards));
-    if (with_trace) result.trace = build_trace(program, card);
+    if (with_trace) result.trace = build_trace(card);
   } catch (const sc_core::sc_report& e) {
     throw SpyreError(std::string("SystemC: ") + e.what());
   }

@@ -7,40 +7,66 @@ namespace spyre::sim {
 
 Card::Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program, const std::vector<KernelWork>& plans, int warmup)
     : sc_module(name),
+      control("control"),
+      host_socket("host_socket"),
+      data_ring_socket("data_ring_socket"),
+      reduce_ring_socket("reduce_ring_socket"),
       memory("lpddr5", arch),
       cache("cache", arch),
-      data_ring("data_ring", arch.cores, arch.data_ring.bytes_per_cycle, arch.data_ring.hop_latency_cycles, arch.cycle_ns()),
-      reduce_ring("reduce_ring", arch.cores, arch.reduce_ring.bytes_per_cycle, arch.reduce_ring.hop_latency_cycles, arch.cycle_ns()),
       host("host_link", arch),
       arch_(arch),
       program_(program),
       plans_(plans),
       warmup_(warmup) {
+  control.bind(*this);
+  host_socket.bind(host.socket);
+  host.device.bind(cache.socket);
+  cache.dram.bind(memory.socket);
   for (int c = 0; c < arch.cores; ++c) {
-    cores.push_back(std::make_unique<Core>(("core" + std::to_string(c)).c_str(), c, arch, *this));
+    cores.push_back(std::make_unique<Core>(("core" + std::to_string(c)).c_str(), c, arch));
+    cores.back()->card.bind(control);
     cores.back()->dma_in.socket.bind(cache.socket);
     cores.back()->dma_out.socket.bind(cache.socket);
   }
-  cache.dram.bind(memory.socket);
+  data_ring = std::make_unique<Ring>("data_ring", "data ring", arch.cores, arch.data_ring.bytes_per_cycle, arch.data_ring.hop_latency_cycles,
+                                     arch.cycle_ns());
+  reduce_ring = std::make_unique<Ring>("reduce_ring", "reduce-sum ring", arch.cores, arch.reduce_ring.bytes_per_cycle,
+                                       arch.reduce_ring.hop_latency_cycles, arch.cycle_ns());
+  data_ring_socket.bind(data_ring->socket);
+  reduce_ring_socket.bind(reduce_ring->socket);
   SC_THREAD(run);
+}
+
+double Card::host_transfers(bool upload) {
+  // All issued now: the link serves them one after another.
+  double t = now_ns();
+  for (const auto& h : program_.host_tensors) {
+    if (upload ? !h.is_input : !h.is_output) continue;
+    tlm::tlm_generic_payload payload;
+    payload.set_command(upload ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    payload.set_address(static_cast<uint64_t>(h.address));
+    payload.set_data_ptr(nullptr);
+    WideLength length;
+    length.bytes = h.layout.size_bytes();
+    ActivityLabel label((upload ? "upload " : "download ") + h.name);
+    ScopedExtension<WideLength> with_length(payload, length);
+    ScopedExtension<ActivityLabel> with_label(payload, label);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    host_socket->b_transport(payload, delay);
+    t = std::max(t, now_ns() + delay.to_seconds() * 1e9);
+  }
+  return t;
 }
 
 void Card::run() {
   // Host -> device: every input tensor, in its device layout.
-  double t = now_ns();
-  for (const auto& h : program_.host_tensors) {
-    if (!h.is_input) continue;
-    upload_bytes_ += h.layout.size_bytes();
-    t = host.transfer(h.layout.size_bytes(), t, "upload " + h.name);
-    cache.fill(h.address, h.layout.size_bytes());
-  }
-  wait_until_ns(t);
+  wait_until_ns(host_transfers(true));
   for (int iteration = 0; iteration <= warmup_; ++iteration) {
     if (iteration == warmup_) {  // the measured run
       device_start_ns_ = now_ns();
       kernel_timing_.clear();
-      memory_at_start_ = memory.stats();
-      cache_at_start_ = cache.stats();
+      kernel_log_ = BusyLog();
+      for (const HardwareBlock* b : blocks_under(*this)) counters_at_start_[block_name(*b)] = b->counters();
     }
     int bundle = -1;
     for (size_t k = 0; k < program_.kernels.size(); ++k) {
@@ -53,13 +79,7 @@ void Card::run() {
     }
   }
   device_end_ns_ = now_ns();
-  t = now_ns();
-  for (const auto& h : program_.host_tensors) {
-    if (!h.is_output) continue;
-    download_bytes_ += h.layout.size_bytes();
-    t = host.transfer(h.layout.size_bytes(), t, "download " + h.name);
-  }
-  wait_until_ns(t);
+  wait_until_ns(host_transfers(false));
 }
 
 void Card::run_kernel(size_t index) {
@@ -81,6 +101,22 @@ void Card::run_kernel(size_t index) {
   if (used > 1 && arch_.launch.barrier_ns_per_level > 0) sc_core::wait(ns(arch_.launch.barrier_ns_per_level * std::ceil(std::log2(used))));
   timing.end_ns = now_ns();
   kernel_timing_.push_back(timing);
+  kernel_log_.add(timing.start_ns, timing.end_ns, kernel.label + " " + kernel.sdsc->op_summary());
+}
+
+double Card::ring_transfer(tlm_utils::simple_initiator_socket<Card>& ring, RingRoute& route, int64_t bytes, const std::string& label) {
+  tlm::tlm_generic_payload payload;
+  payload.set_command(tlm::TLM_WRITE_COMMAND);
+  payload.set_data_ptr(nullptr);
+  WideLength length;
+  length.bytes = bytes;
+  ActivityLabel text(label);
+  ScopedExtension<RingRoute> with_route(payload, route);
+  ScopedExtension<WideLength> with_length(payload, length);
+  ScopedExtension<ActivityLabel> with_label(payload, text);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  ring->b_transport(payload, delay);
+  return now_ns() + delay.to_seconds() * 1e9;
 }
 
 void Card::ring_phase(int core) {
@@ -93,7 +129,9 @@ void Card::ring_phase(int core) {
     const ReduceGroup& group = work.reduce_groups[static_cast<size_t>(mine->reduce_group)];
     Barrier& b = groups_[static_cast<size_t>(mine->reduce_group)];
     if (++b.arrived == static_cast<int>(group.cores.size())) {
-      b.done_ns = reduce_ring.reduce(group.cores, group.bytes, now_ns(), current_label_);
+      RingRoute route;
+      route.group = group.cores;
+      b.done_ns = ring_transfer(reduce_ring_socket, route, group.bytes, current_label_);
       b.event->notify(ns(b.done_ns - now_ns()));
     } else {
       sc_core::wait(*b.event);
@@ -105,7 +143,10 @@ void Card::ring_phase(int core) {
     if (++shuffle_.arrived == static_cast<int>(work.cores.size())) {
       double all = now_ns();
       for (const auto& tr : work.shuffle) {
-        const double arrival = data_ring.send(tr.src_core, tr.dst_core, tr.bytes, now_ns(), current_label_ + " shuffle");
+        RingRoute route;
+        route.src = tr.src_core;
+        route.dst = tr.dst_core;
+        const double arrival = ring_transfer(data_ring_socket, route, tr.bytes, current_label_ + " shuffle");
         shuffle_arrival_[tr.dst_core] = std::max(shuffle_arrival_[tr.dst_core], arrival);
         all = std::max(all, arrival);
       }
@@ -122,5 +163,7 @@ void Card::ring_phase(int core) {
 void Card::core_finished(int) {
   if (--remaining_ == 0) kernel_done_.notify(sc_core::SC_ZERO_TIME);
 }
+
+std::vector<Activity> Card::activities() const { return {{"kernel", "kernels", &kernel_log_}}; }
 
 }  // namespace spyre::sim

@@ -1,9 +1,11 @@
 #pragma once
 // The whole card: cores on a data ring and a reduce-sum ring, sharing LPDDR5
-// device memory, behind a PCIe host link. Card's thread plays the program:
-// upload inputs, then per bundle a launch overhead and per SDSC a dispatch
-// overhead, the SDSC on its cores, and a barrier of those cores; finally
-// download the outputs.
+// device memory behind a memory-side cache, behind a PCIe host link. Card's
+// thread plays the program: upload inputs, then per bundle a launch overhead
+// and per SDSC a dispatch overhead, the SDSC on its cores, and a barrier of
+// those cores; finally download the outputs. The cores reach the card through
+// its `control` export (CardControlIf): the card runs their ring phases,
+// issuing the transfers on the rings.
 
 #include <map>
 #include <memory>
@@ -11,14 +13,18 @@
 #include <vector>
 
 #include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
 
 #include "runtime/program.h"
 #include "sim/hw/core.h"
+#include "sim/hw/hardware_block.h"
 #include "sim/hw/host_link.h"
-#include "sim/schedule/kernel_plan.h"
+#include "sim/hw/interfaces.h"
 #include "sim/hw/lpddr5.h"
 #include "sim/hw/memory_cache.h"
 #include "sim/hw/ring.h"
+#include "sim/schedule/kernel_plan.h"
 
 namespace spyre::sim {
 
@@ -26,35 +32,45 @@ struct KernelTiming {
   double start_ns = 0, end_ns = 0;
 };
 
-class Card : public sc_core::sc_module {
+class Card : public sc_core::sc_module, public HardwareBlock, public CardControlIf {
  public:
+  sc_core::sc_export<CardControlIf> control;                   // the cores' `card` ports
+  tlm_utils::simple_initiator_socket<Card> host_socket;        // the host's side of the host link
+  tlm_utils::simple_initiator_socket<Card> data_ring_socket;   // SHUFFLE transfers
+  tlm_utils::simple_initiator_socket<Card> reduce_ring_socket; // reduce-sum phases
+
   // warmup: iterations of the whole program run before the measured one (the
   // steady state measurements report: caches warm, uploads done).
   Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program, const std::vector<KernelWork>& plans, int warmup = 0);
 
-  // Called from core threads.
-  void ring_phase(int core);
-  void core_finished(int core);
+  // CardControlIf, called from core threads.
+  void ring_phase(int core) override;
+  void core_finished(int core) override;
 
-  const std::vector<KernelTiming>& kernel_timing() const { return kernel_timing_; }
+  const std::vector<KernelTiming>& kernel_timing() const { return kernel_timing_; }  // the measured iteration
   double device_start_ns() const { return device_start_ns_; }
   double device_end_ns() const { return device_end_ns_; }
-  int64_t upload_bytes() const { return upload_bytes_; }
-  int64_t download_bytes() const { return download_bytes_; }
   int warmup_iterations() const { return warmup_; }
-  const Lpddr5::Stats& memory_at_start() const { return memory_at_start_; }
-  const MemoryCache::Stats& cache_at_start() const { return cache_at_start_; }
+  // Every block's counters when the measured iteration started, by block name.
+  const std::map<std::string, Counters>& counters_at_start() const { return counters_at_start_; }
 
+  std::vector<Activity> activities() const override;  // "kernels": the measured iteration's SDSCs
+  std::string trace_group() const override { return "card"; }
+
+  // Children, in the order reports and traces list them.
   Lpddr5 memory;
   MemoryCache cache;
-  Ring data_ring, reduce_ring;
   HostLink host;
   std::vector<std::unique_ptr<Core>> cores;
+  std::unique_ptr<Ring> data_ring, reduce_ring;
 
  private:
   SC_HAS_PROCESS(Card);
   void run();
   void run_kernel(size_t index);
+  // Moves the host's input (upload) or output tensors over the host link; returns when the last arrives.
+  double host_transfers(bool upload);
+  double ring_transfer(tlm_utils::simple_initiator_socket<Card>& ring, RingRoute& route, int64_t bytes, const std::string& label);
 
   struct Barrier {
     int arrived = 0;
@@ -73,11 +89,10 @@ class Card : public sc_core::sc_module {
   Barrier shuffle_;
   std::map<int, double> shuffle_arrival_;
   std::vector<KernelTiming> kernel_timing_;
+  BusyLog kernel_log_;
   double device_start_ns_ = 0, device_end_ns_ = 0;
-  int64_t upload_bytes_ = 0, download_bytes_ = 0;
   int warmup_ = 0;
-  Lpddr5::Stats memory_at_start_;
-  MemoryCache::Stats cache_at_start_;
+  std::map<std::string, Counters> counters_at_start_;
 };
 
 }  // namespace spyre::sim

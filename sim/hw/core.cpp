@@ -2,31 +2,39 @@
 
 #include <algorithm>
 
-#include "sim/hw/card.h"
-
 namespace spyre::sim {
 
 namespace {
 constexpr int kStagingBuffers = 2;  // double buffering
 constexpr int kRingPhase = -1;      // sentinel after the last tile
+
+std::vector<std::unique_ptr<Corelet>> make_corelets(const ArchConfig& arch) {
+  std::vector<std::unique_ptr<Corelet>> out;
+  for (int c = 0; c < arch.corelets_per_core; ++c) out.push_back(std::make_unique<Corelet>(("corelet" + std::to_string(c)).c_str(), c, arch));
+  return out;
+}
 }  // namespace
 
-Core::Core(sc_core::sc_module_name name, int id, const ArchConfig& arch, Card& card)
+Core::Core(sc_core::sc_module_name name, int id, const ArchConfig& arch)
     : sc_module(name),
+      card("card"),
+      compute("compute"),
+      lx_socket("lx_socket"),
       lx("lx", arch),
-      dma_in("dma_in", arch, /*writes_to_hbm=*/false, port, lx),
-      dma_out("dma_out", arch, /*writes_to_hbm=*/true, port, lx),
-      card_(card),
+      port{0, 1.0 / arch.dma.port_gbps},
+      dma_in("dma_in", arch, DmaDirection::Load, port),
+      corelets(make_corelets(arch)),
+      dma_out("dma_out", arch, DmaDirection::Store, port),
       id_(id),
+      write_fence_ns_(arch.dma.write_fence_ns),
       loaded_("loaded", 1 << 20),
       computed_("computed", 1 << 20),
       load_slots_("load_slots", kStagingBuffers),
       store_slots_("store_slots", kStagingBuffers) {
-  port.ns_per_byte = 1.0 / arch.dma.port_gbps;
-  write_fence_ns_ = arch.dma.write_fence_ns;
-  for (int c = 0; c < arch.corelets_per_core; ++c) {
-    corelets.push_back(std::make_unique<Corelet>(("corelet" + std::to_string(c)).c_str(), arch));
-  }
+  dma_in.lx_socket.bind(lx.socket);
+  dma_out.lx_socket.bind(lx.socket);
+  lx_socket.bind(lx.socket);
+  for (auto& c : corelets) compute.bind(c->compute);
   SC_THREAD(load_thread);
   SC_THREAD(compute_thread);
   SC_THREAD(store_thread);
@@ -50,6 +58,9 @@ void Core::load_thread() {
 }
 
 void Core::compute_thread() {
+  tlm::tlm_generic_payload operands;  // timing only: the LX bytes compute moves
+  operands.set_command(tlm::TLM_READ_COMMAND);
+  operands.set_data_ptr(nullptr);
   while (true) {
     sc_core::wait(start_);
     for (size_t n = 0; n < work_->tiles.size(); ++n) {
@@ -58,16 +69,24 @@ void Core::compute_thread() {
       const Tile& tile = work_->tiles[static_cast<size_t>(i)];
       const std::string label = label_ + " tile " + std::to_string(i);
       const double begin = now_ns();
-      double end = lx.access(begin, tile.lx_bytes);
-      for (auto& corelet : corelets) {
-        const double pt_end = corelet->run(Engine::Pt, begin, tile.pt_cycles, label);
-        end = std::max(end, corelet->run(Engine::Sfu, pt_end, tile.sfu_cycles, label));
+      double end = begin;
+      if (tile.lx_bytes > 0) {
+        WideLength length;
+        length.bytes = tile.lx_bytes;
+        ScopedExtension<WideLength> wide(operands, length);
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        lx_socket->b_transport(operands, delay);
+        end = begin + delay.to_seconds() * 1e9;
+      }
+      for (int c = 0; c < compute.size(); ++c) {
+        const double pt_end = compute[c]->execute(Engine::Pt, begin, tile.pt_cycles, label);
+        end = std::max(end, compute[c]->execute(Engine::Sfu, pt_end, tile.sfu_cycles, label));
       }
       wait_until_ns(end);
       load_slots_.post();
       computed_.write(i);
     }
-    card_.ring_phase(id_);
+    card->ring_phase(id_);
     computed_.write(kRingPhase);
   }
 }
@@ -83,7 +102,7 @@ void Core::store_thread() {
     }
     for (const auto& t : work_->final_stores) dma_out.transfer(t, label_ + " result");
     if (work_->hbm_write_bytes > 0 && write_fence_ns_ > 0) sc_core::wait(ns(write_fence_ns_));
-    card_.core_finished(id_);
+    card->core_finished(id_);
   }
 }
 

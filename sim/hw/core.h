@@ -5,45 +5,56 @@
 //   load   tile i+1  (HBM -> LX staging)
 //   compute tile i   (corelets, LX ports)
 //   store  tile i-1  (LX staging -> HBM)
-// then the ring phase (reduce-sum or SHUFFLE) and the stores that follow it.
+// then the ring phase (reduce-sum or SHUFFLE, through the card) and the
+// stores that follow it. The card is reached only through the `card` port,
+// so a core runs alone against any CardControlIf.
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
 
 #include "sim/hw/corelet.h"
 #include "sim/hw/dma_engine.h"
-#include "sim/schedule/kernel_plan.h"
+#include "sim/hw/hardware_block.h"
+#include "sim/hw/interfaces.h"
 #include "sim/hw/scratchpad.h"
+#include "sim/schedule/kernel_plan.h"
 
 namespace spyre::sim {
 
-class Card;
-
-class Core : public sc_core::sc_module {
+class Core : public sc_core::sc_module, public HardwareBlock {
  public:
-  Core(sc_core::sc_module_name name, int id, const ArchConfig& arch, Card& card);
+  sc_core::sc_port<CardControlIf> card;
+  sc_core::sc_port<ComputeIf, 0> compute;                 // the corelets
+  tlm_utils::simple_initiator_socket<Core> lx_socket;    // compute's operand traffic
 
-  // Starts this core's part of a kernel; Card::core_finished is called when done.
+  // Children; the trace lists their engines in this order.
+  Scratchpad lx;
+  MemoryPort port;
+  DmaEngine dma_in;
+  std::vector<std::unique_ptr<Corelet>> corelets;
+  DmaEngine dma_out;
+
+  Core(sc_core::sc_module_name name, int id, const ArchConfig& arch);
+
+  // Starts this core's part of a kernel; card->core_finished is called when done.
   void start(const CoreWork* work, const std::string& label);
 
   int id() const { return id_; }
-  Scratchpad lx;
-  MemoryPort port;
-  DmaEngine dma_in, dma_out;
-  std::vector<std::unique_ptr<Corelet>> corelets;
+  std::string trace_group() const override { return "core " + std::to_string(id_); }
 
  private:
   SC_HAS_PROCESS(Core);
   void load_thread();
   void compute_thread();
   void store_thread();
-  double write_fence_ns_ = 0;
 
-  Card& card_;
   int id_;
+  double write_fence_ns_;
   const CoreWork* work_ = nullptr;
   std::string label_;
   sc_core::sc_event start_;

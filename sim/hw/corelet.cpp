@@ -4,9 +4,12 @@
 
 namespace spyre::sim {
 
-Corelet::Corelet(sc_core::sc_module_name name, const ArchConfig& arch) : sc_module(name), cycle_ns_(arch.cycle_ns()) {}
+Corelet::Corelet(sc_core::sc_module_name name, int index, const ArchConfig& arch)
+    : sc_module(name), compute("compute"), index_(index), cycle_ns_(arch.cycle_ns()) {
+  compute.bind(*this);
+}
 
-double Corelet::run(Engine engine, double earliest_ns, double cycles, const std::string& label) {
+double Corelet::execute(Engine engine, double earliest_ns, double cycles, const std::string& label) {
   if (cycles <= 0) return earliest_ns;
   double& free_at = engine == Engine::Pt ? pt_free_ns_ : sfu_free_ns_;
   const double start = std::max(earliest_ns, free_at);
@@ -14,5 +17,12 @@ double Corelet::run(Engine engine, double earliest_ns, double cycles, const std:
   (engine == Engine::Pt ? pt_ : sfu_).add(start, free_at, label);
   return free_at;
 }
+
+std::vector<Activity> Corelet::activities() const {
+  const std::string prefix = "corelet " + std::to_string(index_);
+  return {{"pt", prefix + " PT", &pt_}, {"sfu", prefix + " SFU", &sfu_}};
+}
+
+Counters Corelet::counters() const { return {{"pt_busy_ns", pt_.busy_ns()}, {"sfu_busy_ns", sfu_.busy_ns()}}; }
 
 }  // namespace spyre::sim

@@ -9,22 +9,26 @@
 
 #include "runtime/arch_config.h"
 #include "sim/hw/busy_log.h"
+#include "sim/hw/hardware_block.h"
+#include "sim/hw/interfaces.h"
 
 namespace spyre::sim {
 
-enum class Engine { Pt, Sfu };
-
-class Corelet : public sc_core::sc_module {
+class Corelet : public sc_core::sc_module, public HardwareBlock, public ComputeIf {
  public:
-  Corelet(sc_core::sc_module_name name, const ArchConfig& arch);
+  sc_core::sc_export<ComputeIf> compute;
 
-  // Occupies an engine for `cycles` cycles starting no earlier than
-  // `earliest_ns`; returns when it is done.
-  double run(Engine engine, double earliest_ns, double cycles, const std::string& label);
+  // index: the corelet's number within its core, for the trace.
+  Corelet(sc_core::sc_module_name name, int index, const ArchConfig& arch);
+
+  double execute(Engine engine, double earliest_ns, double cycles, const std::string& label) override;
 
   const BusyLog& log(Engine engine) const { return engine == Engine::Pt ? pt_ : sfu_; }
+  std::vector<Activity> activities() const override;  // "corelet N PT", "corelet N SFU"
+  Counters counters() const override;                 // pt_busy_ns, sfu_busy_ns
 
  private:
+  int index_;
   double cycle_ns_;
   double pt_free_ns_ = 0, sfu_free_ns_ = 0;
   BusyLog pt_, sfu_;

@@ -6,46 +6,58 @@
 
 namespace spyre::sim {
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& arch, bool writes_to_hbm, MemoryPort& port, Scratchpad& lx)
+DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& arch, DmaDirection direction, MemoryPort& port)
     : sc_module(name),
       socket("socket"),
-      writes_to_hbm_(writes_to_hbm),
+      lx_socket("lx_socket"),
+      direction_(direction),
       port_(port),
-      lx_(lx),
       request_bytes_(arch.dma.request_bytes),
       max_outstanding_(static_cast<size_t>(arch.dma.max_outstanding)),
       setup_ns_(arch.dma.setup_ns) {}
 
 void DmaEngine::transfer(const Transfer& t, const std::string& label) {
   if (t.bytes <= 0) return;
+  const bool store = direction_ == DmaDirection::Store;
   const double start = now_ns();
   wait_until_ns(start + setup_ns_);
   std::deque<double> in_flight;  // completion times, oldest first
   double last_completion = now_ns();
-  tlm::tlm_generic_payload payload;
-  payload.set_command(writes_to_hbm_ ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  payload.set_data_ptr(nullptr);  // timing only: values move in the functional executor
-  payload.set_streaming_width(0);
+  // Timing only: values move in the functional executor, so no data pointer.
+  tlm::tlm_generic_payload hbm, lx;
+  hbm.set_command(store ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  hbm.set_data_ptr(nullptr);
+  lx.set_command(store ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+  lx.set_data_ptr(nullptr);
   // Requests never cross a run: a strided transfer is one descriptor whose
   // requests stay in flight across its runs.
   std::vector<std::pair<int64_t, int64_t>> requests;
   if (t.runs.empty()) {
-    for (int64_t offset = 0; offset < t.bytes; offset += request_bytes_) requests.emplace_back(t.address + offset, std::min(request_bytes_, t.bytes - offset));
+    for (int64_t offset = 0; offset < t.bytes; offset += request_bytes_) {
+      requests.emplace_back(t.address + offset, std::min(request_bytes_, t.bytes - offset));
+    }
   } else {
     for (const auto& [address, bytes] : t.runs) {
-      for (int64_t offset = 0; offset < bytes; offset += request_bytes_) requests.emplace_back(address + offset, std::min(request_bytes_, bytes - offset));
+      for (int64_t offset = 0; offset < bytes; offset += request_bytes_) {
+        requests.emplace_back(address + offset, std::min(request_bytes_, bytes - offset));
+      }
     }
   }
   for (const auto& [request_address, size] : requests) {
     const double port_start = std::max(now_ns(), port_.free_at_ns);
     port_.free_at_ns = port_start + static_cast<double>(size) * port_.ns_per_byte;
-    lx_.access(port_start, size);  // staging buffer side of the copy
-    payload.set_address(static_cast<uint64_t>(request_address));
-    payload.set_data_length(static_cast<unsigned int>(size));
-    payload.set_streaming_width(static_cast<unsigned int>(size));
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    // The staging buffer side of the copy; its completion does not hold the
+    // request back (the LX ports outpace the memory port).
+    lx.set_data_length(static_cast<unsigned int>(size));
+    lx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time lx_delay = ns(port_start - now_ns());
+    lx_socket->b_transport(lx, lx_delay);
+    hbm.set_address(static_cast<uint64_t>(request_address));
+    hbm.set_data_length(static_cast<unsigned int>(size));
+    hbm.set_streaming_width(static_cast<unsigned int>(size));
+    hbm.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = ns(port_start - now_ns());
-    socket->b_transport(payload, delay);
+    socket->b_transport(hbm, delay);
     const double done = now_ns() + delay.to_seconds() * 1e9;
     in_flight.push_back(done);
     last_completion = std::max(last_completion, done);
@@ -61,5 +73,11 @@ void DmaEngine::transfer(const Transfer& t, const std::string& label) {
   bytes_ += t.bytes;
   log_.add(start, now_ns(), label);
 }
+
+std::vector<Activity> DmaEngine::activities() const {
+  return {{direction_ == DmaDirection::Store ? "dma_out" : "dma_in", direction_ == DmaDirection::Store ? "DMA-out" : "DMA-in", &log_}};
+}
+
+Counters DmaEngine::counters() const { return {{"bytes", static_cast<double>(bytes_)}, {"busy_ns", log_.busy_ns()}}; }
 
 }  // namespace spyre::sim

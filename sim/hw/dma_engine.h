@@ -2,9 +2,9 @@
 // A core's DMA engine: moves a tile between HBM (LPDDR5) and the LX staging
 // space. A transfer is cut into dma.request_bytes requests; each passes the
 // core's memory port (dma.port_gbps, shared by the core's load and store
-// engines), then goes to LPDDR5 over TLM-2.0 b_transport, which annotates its
-// completion. Up to dma.max_outstanding requests are in flight; the transfer
-// ends when the last one completes.
+// engines) and the LX ports, then goes into the memory network over TLM-2.0
+// b_transport, which annotates its completion. Up to dma.max_outstanding
+// requests are in flight; the transfer ends when the last one completes.
 
 #include <cstdint>
 #include <string>
@@ -15,33 +15,38 @@
 
 #include "runtime/arch_config.h"
 #include "sim/hw/busy_log.h"
+#include "sim/hw/hardware_block.h"
 #include "sim/schedule/kernel_plan.h"
-#include "sim/hw/scratchpad.h"
 
 namespace spyre::sim {
 
-// The core's path into the memory network, shared by its two DMA engines.
+// The core's path into the memory network, shared by its two DMA engines: a
+// resource both reserve, not a block of its own.
 struct MemoryPort {
   double free_at_ns = 0;
   double ns_per_byte = 0;
 };
 
-class DmaEngine : public sc_core::sc_module {
- public:
-  tlm_utils::simple_initiator_socket<DmaEngine> socket;
+enum class DmaDirection { Load, Store };  // HBM -> LX, LX -> HBM
 
-  DmaEngine(sc_core::sc_module_name name, const ArchConfig& arch, bool writes_to_hbm, MemoryPort& port, Scratchpad& lx);
+class DmaEngine : public sc_core::sc_module, public HardwareBlock {
+ public:
+  tlm_utils::simple_initiator_socket<DmaEngine> socket;     // the memory network (HBM)
+  tlm_utils::simple_initiator_socket<DmaEngine> lx_socket;  // the core's LX
+
+  DmaEngine(sc_core::sc_module_name name, const ArchConfig& arch, DmaDirection direction, MemoryPort& port);
 
   // Blocks the calling thread until the whole transfer has completed.
   void transfer(const Transfer& t, const std::string& label);
 
   const BusyLog& log() const { return log_; }
   int64_t bytes() const { return bytes_; }
+  std::vector<Activity> activities() const override;  // "DMA-in" or "DMA-out"
+  Counters counters() const override;                 // bytes, busy_ns
 
  private:
-  bool writes_to_hbm_;
+  DmaDirection direction_;
   MemoryPort& port_;
-  Scratchpad& lx_;
   int64_t request_bytes_;
   size_t max_outstanding_;
   double setup_ns_;

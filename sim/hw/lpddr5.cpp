@@ -22,6 +22,7 @@ Lpddr5::Lpddr5(sc_core::sc_module_name name, const ArchConfig& arch)
       interleave_(arch.lpddr5.interleave_bytes),
       write_batch_(arch.lpddr5.write_batch_bytes) {
   socket.register_b_transport(this, &Lpddr5::b_transport);
+  socket.register_transport_dbg(this, &Lpddr5::transport_dbg);
   stats_.channel_busy_ns.assign(channels_.size(), 0.0);
 }
 
@@ -64,6 +65,21 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
   const double done = write && write_ack_ns_ >= 0 ? arrival + write_ack_ns_ : last_chunk_end + latency_ns_;
   delay = ns(done - now_ns());
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned int Lpddr5::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  return payload.get_data_length();
+}
+
+Counters Lpddr5::counters() const {
+  double busy = 0;
+  for (double b : stats_.channel_busy_ns) busy += b;
+  return {{"read_bytes", static_cast<double>(stats_.read_bytes)},
+          {"write_bytes", static_cast<double>(stats_.write_bytes)},
+          {"turnarounds", stats_.turnarounds},
+          {"channels", static_cast<double>(stats_.channel_busy_ns.size())},
+          {"channel_busy_ns", busy}};
 }
 
 }  // namespace spyre::sim

@@ -26,10 +26,11 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "runtime/arch_config.h"
+#include "sim/hw/hardware_block.h"
 
 namespace spyre::sim {
 
-class Lpddr5 : public sc_core::sc_module {
+class Lpddr5 : public sc_core::sc_module, public HardwareBlock {
  public:
   tlm_utils::multi_passthrough_target_socket<Lpddr5> socket;
 
@@ -41,9 +42,13 @@ class Lpddr5 : public sc_core::sc_module {
     std::vector<double> channel_busy_ns;
   };
   const Stats& stats() const { return stats_; }
+  // read_bytes, write_bytes, turnarounds, channels, channel_busy_ns (summed over channels)
+  Counters counters() const override;
 
  private:
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  // Untimed access (host uploads): nothing to account.
+  unsigned int transport_dbg(int initiator, tlm::tlm_generic_payload& payload);
 
   struct Channel {
     double free_at_ns = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/hw/busy_log.h"
+#include "sim/hw/interfaces.h"
 
 namespace spyre::sim {
 
@@ -15,6 +16,7 @@ MemoryCache::MemoryCache(sc_core::sc_module_name name, const ArchConfig& arch)
       ns_per_byte_(1.0 / arch.cache.gbps),
       hit_latency_ns_(arch.cache.hit_latency_ns) {
   socket.register_b_transport(this, &MemoryCache::b_transport);
+  socket.register_transport_dbg(this, &MemoryCache::transport_dbg);
 }
 
 bool MemoryCache::touch(int64_t line, bool dirty) {
@@ -78,6 +80,18 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   }
   delay = ns(done - now_ns());
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned int MemoryCache::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+  if (payload.is_write()) fill(static_cast<int64_t>(payload.get_address()), payload_bytes(payload));
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  return dram->transport_dbg(payload);
+}
+
+Counters MemoryCache::counters() const {
+  return {{"hit_bytes", static_cast<double>(stats_.hit_bytes)},
+          {"miss_bytes", static_cast<double>(stats_.miss_bytes)},
+          {"writeback_bytes", static_cast<double>(stats_.writeback_bytes)}};
 }
 
 }  // namespace spyre::sim

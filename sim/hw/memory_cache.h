@@ -22,27 +22,29 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "runtime/arch_config.h"
+#include "sim/hw/hardware_block.h"
 
 namespace spyre::sim {
 
-class MemoryCache : public sc_core::sc_module {
+class MemoryCache : public sc_core::sc_module, public HardwareBlock {
  public:
-  tlm_utils::multi_passthrough_target_socket<MemoryCache> socket;  // the cores' DMA engines
+  tlm_utils::multi_passthrough_target_socket<MemoryCache> socket;  // the cores' DMA engines, the host link
   tlm_utils::simple_initiator_socket<MemoryCache> dram;             // LPDDR5
 
   MemoryCache(sc_core::sc_module_name name, const ArchConfig& arch);
-
-  // Host uploads reach device memory through the controller: their lines
-  // allocate, clean (the upload wrote DRAM too). No timing.
-  void fill(int64_t address, int64_t bytes);
 
   struct Stats {
     int64_t hit_bytes = 0, miss_bytes = 0, writeback_bytes = 0;
   };
   const Stats& stats() const { return stats_; }
+  Counters counters() const override;  // hit_bytes, miss_bytes, writeback_bytes
 
  private:
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  // Host uploads (untimed writes) reach device memory through the
+  // controller: their lines allocate, clean (the upload wrote DRAM too).
+  unsigned int transport_dbg(int initiator, tlm::tlm_generic_payload& payload);
+  void fill(int64_t address, int64_t bytes);
   // Marks the line most recently used; returns true if it was present.
   bool touch(int64_t line, bool dirty);
   void write_back(int64_t line);

@@ -2,15 +2,36 @@
 
 #include <algorithm>
 
+#include "sim/hw/interfaces.h"
+
 namespace spyre::sim {
 
-Ring::Ring(sc_core::sc_module_name name, int cores, int bytes_per_cycle, double hop_latency_cycles, double cycle_ns)
+Ring::Ring(sc_core::sc_module_name name, std::string display_name, int cores, int bytes_per_cycle, double hop_latency_cycles, double cycle_ns)
     : sc_module(name),
+      socket("socket"),
+      display_name_(std::move(display_name)),
       cores_(cores),
       ns_per_byte_(cycle_ns / bytes_per_cycle),
       hop_ns_(hop_latency_cycles * cycle_ns),
       clockwise_(static_cast<size_t>(cores)),
-      counter_(static_cast<size_t>(cores)) {}
+      counter_(static_cast<size_t>(cores)) {
+  socket.register_b_transport(this, &Ring::b_transport);
+}
+
+void Ring::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const RingRoute* route = payload.get_extension<RingRoute>();
+  const ActivityLabel* label = payload.get_extension<ActivityLabel>();
+  if (!route) {
+    payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  const double start = now_ns() + delay.to_seconds() * 1e9;
+  const auto bytes = payload_bytes(payload);
+  const std::string text = label ? label->text : "";
+  const double done = route->group.empty() ? send(route->src, route->dst, bytes, start, text) : reduce(route->group, bytes, start, text);
+  delay = ns(done - now_ns());
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
 
 double Ring::traverse(int src, int hops, bool clockwise, int64_t bytes, double earliest_ns, const std::string& label) {
   if (hops <= 0 || bytes <= 0) return earliest_ns;
@@ -44,27 +65,19 @@ double Ring::reduce(const std::vector<int>& cores, int64_t bytes, double earlies
   return traverse(cores.back(), span, false, bytes, gathered, label + " broadcast");
 }
 
-double Ring::busiest_link_ns() const {
-  double best = 0;
-  for (const auto* links : {&clockwise_, &counter_}) {
-    for (const auto& l : *links) best = std::max(best, l.log.busy_ns());
-  }
-  return best;
-}
-
-}  // namespace spyre::sim
-
-namespace spyre::sim {
-
-std::vector<std::pair<std::string, const BusyLog*>> Ring::active_links() const {
-  std::vector<std::pair<std::string, const BusyLog*>> out;
+std::vector<Activity> Ring::activities() const {
+  std::vector<Activity> out;
   for (int i = 0; i < cores_; ++i) {
     const auto& cw = clockwise_[static_cast<size_t>(i)];
-    if (!cw.log.intervals().empty()) out.emplace_back(std::to_string(i) + "->" + std::to_string((i + 1) % cores_), &cw.log);
+    if (!cw.log.intervals().empty()) out.push_back({"link", "link " + std::to_string(i) + "->" + std::to_string((i + 1) % cores_), &cw.log});
     const auto& ccw = counter_[static_cast<size_t>(i)];
-    if (!ccw.log.intervals().empty()) out.emplace_back(std::to_string(i) + "->" + std::to_string((i + cores_ - 1) % cores_), &ccw.log);
+    if (!ccw.log.intervals().empty()) {
+      out.push_back({"link", "link " + std::to_string(i) + "->" + std::to_string((i + cores_ - 1) % cores_), &ccw.log});
+    }
   }
   return out;
 }
+
+Counters Ring::counters() const { return {{"bytes_x_hops", static_cast<double>(bytes_)}}; }
 
 }  // namespace spyre::sim

@@ -2,19 +2,30 @@
 
 #include <algorithm>
 
+#include "sim/hw/busy_log.h"
+#include "sim/hw/interfaces.h"
+
 namespace spyre::sim {
 
 Scratchpad::Scratchpad(sc_core::sc_module_name name, const ArchConfig& arch)
-    : sc_module(name), ns_per_byte_(arch.cycle_ns() / (static_cast<double>(arch.lx.ports) * arch.lx.port_bytes_per_cycle)) {}
+    : sc_module(name),
+      socket("socket"),
+      ns_per_byte_(arch.cycle_ns() / (static_cast<double>(arch.lx.ports) * arch.lx.port_bytes_per_cycle)) {
+  socket.register_b_transport(this, &Scratchpad::b_transport);
+}
 
-double Scratchpad::access(double earliest_ns, int64_t bytes) {
-  if (bytes <= 0) return earliest_ns;
-  const double start = std::max(earliest_ns, free_at_ns_);
+void Scratchpad::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const auto bytes = payload_bytes(payload);
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (bytes <= 0) return;
+  const double start = std::max(now_ns() + delay.to_seconds() * 1e9, free_at_ns_);
   const double duration = static_cast<double>(bytes) * ns_per_byte_;
   free_at_ns_ = start + duration;
   bytes_moved_ += bytes;
   busy_ns_ += duration;
-  return free_at_ns_;
+  delay = ns(free_at_ns_ - now_ns());
 }
+
+Counters Scratchpad::counters() const { return {{"bytes", static_cast<double>(bytes_moved_)}, {"busy_ns", busy_ns_}}; }
 
 }  // namespace spyre::sim

@@ -95,6 +95,13 @@ Json report_to_json(const RunReport& r) {
                        {"layout", t.layout}});
   }
   j["tensors"] = tensors;
+  Json blocks = Json::array();
+  for (const auto& b : r.blocks) {
+    Json entry = {{"block", b.block}};
+    for (const auto& [key, value] : b.counters) entry[key] = rounded(value, 4);
+    blocks.push_back(entry);
+  }
+  j["blocks"] = blocks;
   Json hazards = Json::array();
   for (const auto& h : r.hazards) {
     hazards.push_back({{"kind", h.kind},

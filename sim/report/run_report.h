@@ -4,6 +4,7 @@
 // for byte: no wall-clock or host-dependent values go in.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,12 @@ struct TensorReport {
   std::string layout;
 };
 
+// One hardware block's counters over the measured iteration (those not zero).
+struct BlockReport {
+  std::string block;  // SystemC name: "card.core3.dma_in"
+  std::map<std::string, double> counters;
+};
+
 struct RunReport {
   std::string bundle;
   std::string mode;  // "functional" or "timing"
@@ -57,6 +64,7 @@ struct RunReport {
   std::vector<KernelReport> kernels;
   std::vector<CoreReport> cores;  // cores the program uses
   std::vector<TensorReport> tensors;
+  std::vector<BlockReport> blocks;  // every block that did something
   std::vector<Hazard> hazards;
   std::vector<Comparison> comparisons;  // --expect
 };

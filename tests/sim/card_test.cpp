@@ -1,6 +1,8 @@
 // Core and Card timing: the seed abs kernel worked through by hand, and the
 // double-buffered pipeline overlapping loads with stores.
 
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "runtime/device_memory.h"
@@ -99,6 +101,34 @@ TEST(MemoryCache, SmallWorkingSetsHitAfterAWarmUpRun) {
   const RunReport small = simulate(p, load_arch("", on), nullptr, false, false, 1).report;
   EXPECT_EQ(small.dram_read_bytes, small.cache_miss_bytes);
   EXPECT_GE(small.cache_miss_bytes, small.hbm_read_bytes * 9 / 10);
+}
+
+// The report's per-block counters add up to its totals: every byte the DMA
+// engines moved reached the cache, every miss went to LPDDR5.
+TEST(Report, BlockCountersAddUpToTheTotals) {
+  auto on = test::hand_derived_arch();
+  on.push_back("cache.bytes=65536");
+  const ArchConfig a = load_arch("", on);
+  const Program p = load_program(test::cli_bundle("softmax"), a.limits());
+  const RunReport r = simulate(p, a, nullptr, false, false, 1).report;
+  std::map<std::string, double> sum;
+  for (const auto& b : r.blocks) {
+    const std::string kind = b.block.substr(b.block.rfind('.') + 1);
+    for (const auto& [key, value] : b.counters) sum[kind + "." + key] += value;
+  }
+  EXPECT_EQ(sum["dma_in.bytes"], r.hbm_read_bytes);
+  EXPECT_EQ(sum["dma_out.bytes"], r.hbm_write_bytes);
+  EXPECT_EQ(sum["cache.hit_bytes"] + sum["cache.miss_bytes"], r.hbm_read_bytes + r.hbm_write_bytes);
+  EXPECT_EQ(sum["lpddr5.read_bytes"], sum["cache.miss_bytes"]);
+  EXPECT_EQ(sum["lpddr5.write_bytes"], sum["cache.writeback_bytes"]);
+  EXPECT_EQ(sum["lpddr5.read_bytes"], r.dram_read_bytes);
+  EXPECT_GT(sum["lx.bytes"], 0);
+  // No engine is busy longer than the measured iteration.
+  for (const auto& b : r.blocks) {
+    for (const auto& [key, value] : b.counters) {
+      if (key.find("busy_ns") != std::string::npos && key != "channel_busy_ns") EXPECT_LE(value, r.latency_us * 1000 + 1e-6) << b.block << " " << key;
+    }
+  }
 }
 
 // After an SDSC on n cores the card waits ceil(log2 n) barrier levels; a

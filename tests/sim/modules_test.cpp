@@ -13,6 +13,7 @@
 #include "sim/hw/lpddr5.h"
 #include "sim/hw/ring.h"
 #include "sim/hw/scratchpad.h"
+#include "sim/hw/interfaces.h"
 #include "sim/hw/systemc_context.h"
 #include "test_support.h"
 
@@ -105,14 +106,24 @@ TEST(Lpddr5, FullChannelQueuesPushBackOnTheInitiator) {
   EXPECT_NEAR(done_last, 40 * chunk_ns + 120, kPs);
 }
 
+// A core's DMA engine with its LX, on LPDDR5.
+struct DmaBench {
+  DmaBench() : context((begin_systemc_context(), 0)), a(arch()), mem("mem", a), lx("lx", a), port{0, 1.0 / a.dma.port_gbps} {}
+  void attach(DmaEngine& dma) {
+    dma.socket.bind(mem.socket);
+    dma.lx_socket.bind(lx.socket);
+  }
+  int context;
+  ArchConfig a;
+  Lpddr5 mem;
+  Scratchpad lx;
+  MemoryPort port;
+};
+
 TEST(DmaEngine, StreamsAtTheCorePortRate) {
-  begin_systemc_context();
-  const ArchConfig a = arch();
-  Lpddr5 mem("mem", a);
-  Scratchpad lx("lx", a);
-  MemoryPort port{0, 1.0 / a.dma.port_gbps};
-  DmaEngine dma("dma", a, false, port, lx);
-  dma.socket.bind(mem.socket);
+  DmaBench bench;
+  DmaEngine dma("dma", bench.a, DmaDirection::Load, bench.port);
+  bench.attach(dma);
   double end = 0;
   Driver d("d", [&] {
     dma.transfer({0, 65536}, "t");
@@ -127,17 +138,15 @@ TEST(DmaEngine, StreamsAtTheCorePortRate) {
   EXPECT_EQ(dma.bytes(), 65536);
   ASSERT_EQ(dma.log().intervals().size(), 1u);
   EXPECT_NEAR(dma.log().busy_ns(), expected, 64 * kPs);
+  // Every request also passed the LX ports, into LX.
+  EXPECT_EQ(bench.lx.counters().at("bytes"), 65536);
 }
 
 TEST(DmaEngine, TwoEnginesShareTheCorePort) {
-  begin_systemc_context();
-  const ArchConfig a = arch();
-  Lpddr5 mem("mem", a);
-  Scratchpad lx("lx", a);
-  MemoryPort port{0, 1.0 / a.dma.port_gbps};
-  DmaEngine in("in", a, false, port, lx), out("out", a, true, port, lx);
-  in.socket.bind(mem.socket);
-  out.socket.bind(mem.socket);
+  DmaBench bench;
+  DmaEngine in("in", bench.a, DmaDirection::Load, bench.port), out("out", bench.a, DmaDirection::Store, bench.port);
+  bench.attach(in);
+  bench.attach(out);
   double in_end = 0, out_end = 0;
   Driver d1("d1", [&] {
     in.transfer({0, 65536}, "in");
@@ -151,55 +160,118 @@ TEST(DmaEngine, TwoEnginesShareTheCorePort) {
   // Together they move 128 KiB through one 67 GB/s port: about twice as long as one.
   EXPECT_GT(std::max(in_end, out_end), 50 + 2 * 65536 / 67.0 - 2 * 2048 / 67.0);
   EXPECT_LT(std::max(in_end, out_end), 50 + 2 * 65536 / 67.0 + 200);
+  EXPECT_EQ(bench.mem.stats().read_bytes, 65536);
+  EXPECT_EQ(bench.mem.stats().write_bytes, 65536);
 }
 
-TEST(Ring, SendTakesStreamTimePlusHopLatency) {
-  begin_systemc_context();
+// A ring driven through its socket: transfers with a RingRoute.
+struct RingBench {
   // 32 cores, 128 B/cycle, 4-cycle hops at 1.5 GHz.
-  Ring ring("ring", 32, 128, 4, 1.0 / 1.5);
+  RingBench() : context((begin_systemc_context(), 0)), ring("ring", "test ring", 32, 128, 4, 1.0 / 1.5), init("init") { init.socket.bind(ring.socket); }
+  // Arrival (ns) of a transfer starting `at_ns` from now.
+  double transfer(RingRoute route, int64_t bytes, double at_ns) {
+    tlm::tlm_generic_payload p;
+    p.set_command(tlm::TLM_WRITE_COMMAND);
+    p.set_data_length(static_cast<unsigned>(bytes));
+    ScopedExtension<RingRoute> with_route(p, route);
+    sc_core::sc_time delay(at_ns, sc_core::SC_NS);
+    init.socket->b_transport(p, delay);
+    EXPECT_EQ(p.get_response_status(), tlm::TLM_OK_RESPONSE);
+    return now_ns() + delay.to_seconds() * 1e9;
+  }
+  double send(int src, int dst, int64_t bytes, double at_ns) {
+    RingRoute r;
+    r.src = src;
+    r.dst = dst;
+    return transfer(r, bytes, at_ns);
+  }
+  double reduce(std::vector<int> group, int64_t bytes, double at_ns) {
+    RingRoute r;
+    r.group = std::move(group);
+    return transfer(r, bytes, at_ns);
+  }
+  int context;
+  Ring ring;
+  Initiator init;
+};
+
+TEST(Ring, SendTakesStreamTimePlusHopLatency) {
+  RingBench bench;
   const double cycle = 1.0 / 1.5;
-  EXPECT_NEAR(ring.send(0, 3, 4096, 0, "a"), (32 + 3 * 4) * cycle, 1e-9);
-  // 0 -> 31 goes the short way: one hop counter-clockwise, on free links.
-  EXPECT_NEAR(ring.send(0, 31, 4096, 0, "b"), (32 + 4) * cycle, 1e-9);
-  // 1 -> 2 needs link 1->2, busy with the first message until (32 + 4) cycles.
-  EXPECT_NEAR(ring.send(1, 2, 4096, 0, "c"), (36 + 32 + 4) * cycle, 1e-9);
-  EXPECT_EQ(ring.bytes_moved(), 4096 * 5);
+  std::vector<double> arrival;
+  Driver d("d", [&] {
+    arrival.push_back(bench.send(0, 3, 4096, 0));
+    // 0 -> 31 goes the short way: one hop counter-clockwise, on free links.
+    arrival.push_back(bench.send(0, 31, 4096, 0));
+    // 1 -> 2 needs link 1->2, busy with the first message until (32 + 4) cycles.
+    arrival.push_back(bench.send(1, 2, 4096, 0));
+  });
+  sc_core::sc_start();
+  EXPECT_NEAR(arrival[0], (32 + 3 * 4) * cycle, kPs);
+  EXPECT_NEAR(arrival[1], (32 + 4) * cycle, kPs);
+  EXPECT_NEAR(arrival[2], (36 + 32 + 4) * cycle, kPs);
+  EXPECT_EQ(bench.ring.counters().at("bytes_x_hops"), 4096 * 5);
+  // The links that carried traffic, each with its own busy intervals.
+  std::vector<std::string> links;
+  for (const auto& a : bench.ring.activities()) links.push_back(a.name);
+  EXPECT_EQ(links, (std::vector<std::string>{"link 0->1", "link 0->31", "link 1->2", "link 2->3"}));
 }
 
 TEST(Ring, ReduceGathersThenBroadcasts) {
-  begin_systemc_context();
-  Ring ring("ring", 32, 128, 4, 1.0 / 1.5);
+  RingBench bench;
   const double cycle = 1.0 / 1.5;
-  // Group {4, 5, 6, 7}: 3 hops clockwise to gather, 3 back to broadcast.
-  EXPECT_NEAR(ring.reduce({4, 5, 6, 7}, 1024, 100, "r"), 100 + 2 * (8 + 3 * 4) * cycle, 1e-9);
-  EXPECT_EQ(ring.reduce({9}, 1024, 5, "single"), 5);
+  double group = 0, single = 0;
+  Driver d("d", [&] {
+    // Group {4, 5, 6, 7}: 3 hops clockwise to gather, 3 back to broadcast.
+    group = bench.reduce({4, 5, 6, 7}, 1024, 100);
+    single = bench.reduce({9}, 1024, 5);
+  });
+  sc_core::sc_start();
+  EXPECT_NEAR(group, 100 + 2 * (8 + 3 * 4) * cycle, kPs);
+  EXPECT_NEAR(single, 5, kPs);
 }
 
 TEST(Corelet, EnginesRunOneThingAtATime) {
   begin_systemc_context();
   const ArchConfig a = arch();
-  Corelet c("c", a);
+  Corelet c("c", 0, a);
   const double cycle = 1.0 / 1.5;
-  EXPECT_NEAR(c.run(Engine::Sfu, 0, 150, "x"), 100, 1e-9);
-  EXPECT_NEAR(c.run(Engine::Sfu, 10, 15, "y"), 110, 1e-9);  // queued behind the first
-  EXPECT_NEAR(c.run(Engine::Pt, 10, 3, "z"), 10 + 3 * cycle, 1e-9);
+  // Through the export a core's compute port binds to.
+  EXPECT_NEAR(c.compute->execute(Engine::Sfu, 0, 150, "x"), 100, 1e-9);
+  EXPECT_NEAR(c.compute->execute(Engine::Sfu, 10, 15, "y"), 110, 1e-9);  // queued behind the first
+  EXPECT_NEAR(c.compute->execute(Engine::Pt, 10, 3, "z"), 10 + 3 * cycle, 1e-9);
   EXPECT_NEAR(c.log(Engine::Sfu).busy_ns(), 110, 1e-9);
 }
 
 TEST(Scratchpad, PortsMoveTwoSticksPerCycle) {
   begin_systemc_context();
   Scratchpad lx("lx", arch());
-  // 2 ports x 128 B/cycle x 1.5 GHz = 384 B/ns.
-  EXPECT_NEAR(lx.access(0, 3840), 10, 1e-9);
-  EXPECT_NEAR(lx.access(5, 384), 11, 1e-9);
-  EXPECT_EQ(lx.bytes_moved(), 4224);
+  Initiator init("init");
+  init.socket.bind(lx.socket);
+  double first = 0, second = 0;
+  Driver d("d", [&] {
+    // 2 ports x 128 B/cycle x 1.5 GHz = 384 B/ns.
+    first = init.request(true, 0, 3840, 0);
+    second = init.request(false, 0, 384, 5);
+  });
+  sc_core::sc_start();
+  EXPECT_NEAR(first, 10, kPs);
+  EXPECT_NEAR(second, 11, kPs);
+  EXPECT_EQ(lx.counters().at("bytes"), 4224);
 }
 
 TEST(HostLink, LatencyPlusBandwidth) {
-  begin_systemc_context();
+  MemoryBench bench;  // device memory behind the link
   HostLink host("host", arch());
+  Initiator host_side("host_side");
+  host_side.socket.bind(host.socket);
+  host.device.bind(bench.mem.socket);
+  double done = 0;
+  Driver d("d", [&] { done = host_side.request(true, 0, 1 << 20); });
+  sc_core::sc_start();
   // 1 us latency + 1 MiB at 50 GB/s.
-  EXPECT_NEAR(host.transfer(1 << 20, 0, "u"), 1000 + 1048576 / 50.0, 1e-6);
+  EXPECT_NEAR(done, 1000 + 1048576 / 50.0, 1e-6);
+  EXPECT_EQ(host.counters().at("upload_bytes"), 1 << 20);
 }
 
 }  // namespace
