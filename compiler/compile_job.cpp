@@ -1,21 +1,50 @@
 #include "compiler/compile_job.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include "compiler/compiler.h"
 #include "compiler/emit_io.h"
+#include "compiler/graph_printer.h"
 #include "compiler/program_writer.h"
 #include "runtime/error.h"
 
 namespace spyre::compiler {
 
+namespace {
+
+// Prints the graph after the passes the job names into `dumps`.
+PipelineHooks watch(const CompileJob& job, std::string& dumps) {
+  for (const auto& name : job.print_after) {
+    if (name != "all") find_compiler_pass(name, "--print-after");
+  }
+  PipelineHooks hooks;
+  hooks.stop_after = job.stop_after;
+  hooks.verify_each = job.verify_each;
+  hooks.after_pass = [&job, &dumps](const CompilerPass& pass, const Graph& graph, bool ran) {
+    const bool wanted = std::find(job.print_after.begin(), job.print_after.end(), "all") != job.print_after.end() ||
+                        std::find(job.print_after.begin(), job.print_after.end(), pass.name) != job.print_after.end() ||
+                        job.stop_after == pass.name;
+    if (!wanted) return;
+    dumps += "// after " + std::string(pass.name) + (ran ? "" : std::string(" (skipped: runs with ") + pass.condition + ")") + "\n";
+    dumps += print_graph(graph);
+  };
+  return hooks;
+}
+
+}  // namespace
+
 CompileOutcome run_compile_job(const CompileJob& job) {
   if (job.graph_path.empty() == job.workload.empty()) fail("", "compile", "give a model graph file or --workload NAME (one of them)");
-  if (job.output_dir.empty()) fail("", "-o", "an output directory is required");
+  if (job.output_dir.empty() && job.stop_after.empty()) fail("", "-o", "an output directory is required");
   CompileOutcome outcome;
   outcome.model = job.workload.empty() ? read_graph(job.graph_path) : build_workload(job.workload, job.params);
   const CompileOptions options = resolve_options(job.options);
-  outcome.device = compile(outcome.model, options);
+  outcome.device = compile(outcome.model, options, watch(job, outcome.pass_dumps));
+  if (!job.stop_after.empty()) {
+    outcome.stopped = true;
+    return outcome;
+  }
   const auto files = program_files(outcome.device, options);
   outcome.decisions = decisions_table(outcome.device, options);
   // Reference values before anything is written, so a failure leaves no files.

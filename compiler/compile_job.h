@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "compiler/graph.h"
 #include "compiler/passes.h"
@@ -21,16 +22,22 @@ struct CompileJob {
   std::string emit_io_dir;     // random inputs + reference outputs
   uint64_t seed = 0;
   std::string decisions_path;  // decisions JSON
+  // Watching the pipeline (pass names from pass_pipeline.h; "all" for every pass).
+  std::vector<std::string> print_after;  // the graph after these passes
+  std::string stop_after;                // stop after this pass: print the graph, write nothing
+  bool verify_each = false;              // the graph verifier after every pass
 };
 
 struct CompileOutcome {
   Graph model;
   Graph device;
-  std::string decisions;  // the table
+  std::string decisions;    // the table (empty when stopped early)
+  std::string pass_dumps;   // --print-after / --stop-after: the graph after those passes
+  bool stopped = false;     // --stop-after: nothing written
 };
 
 // Throws SpyreError (one line naming file/op and reason); writes nothing unless
-// compilation succeeded.
+// compilation succeeded and ran to the end.
 CompileOutcome run_compile_job(const CompileJob& job);
 
 }  // namespace spyre::compiler

@@ -13,18 +13,12 @@ CompileOptions resolve_options(CompileOptions options) {
   return options;
 }
 
-Graph compile(const Graph& model, const CompileOptions& requested) {
+Graph compile(const Graph& model, const CompileOptions& requested, const PipelineHooks& hooks) {
   const CompileOptions options = resolve_options(requested);
   Graph g = model;
   try {
-    decompose(g);
-    eliminate_dead_code(g);
-    const std::vector<LayoutCopy> copies = propagate_layouts(g);
-    insert_restickify(g, copies);
-    reduce_spans(g, options);
-    distribute_work(g, options);
-    plan_scratchpad(g, options);
-    plan_memory(g, options);
+    const CompilerPass* last = run_pipeline(g, options, hooks);
+    if (last != &compiler_passes().back()) return g;  // stopped early: nothing to check yet
   } catch (const SpyreError& e) {
     // Pass errors name the op; say which graph it is in.
     const std::string message = e.what();

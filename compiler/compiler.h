@@ -5,14 +5,16 @@
 #include <string>
 
 #include "compiler/graph.h"
+#include "compiler/pass_pipeline.h"
 #include "compiler/passes.h"
 #include "runtime/json_node.h"
 
 namespace spyre::compiler {
 
-// Runs the pipeline of passes.h on a validated model graph. Throws SpyreError
-// naming the op for anything the device or the compiler cannot do.
-Graph compile(const Graph& model, const CompileOptions& options);
+// Runs the pipeline (pass_pipeline.h) on a validated model graph. Throws
+// SpyreError naming the op for anything the device or the compiler cannot
+// do. With hooks.stop_after the graph comes back after that pass.
+Graph compile(const Graph& model, const CompileOptions& options, const PipelineHooks& hooks = {});
 
 // The decisions, per op and per tensor: a table for people, JSON for diffing.
 std::string decisions_table(const Graph& device, const CompileOptions& options);

@@ -42,6 +42,7 @@ struct Tensor {
   int64_t buffer_offset = 0;        // storage owners: byte offset in that buffer
   bool in_lx = false;               // LX placement (LX planning)
   int64_t lx_address = 0;
+  int clone_of = -1;                // an LX clone of a graph input (clone_input_nodes): that input
 
   int64_t elements() const;
   bool is_host_visible() const { return role != Role::Intermediate; }
@@ -92,6 +93,14 @@ struct LxSummary {
   std::vector<std::string> excluded;  // "tensor: reason" for intermediates kept in HBM
 };
 
+// An operand that layout propagation found needs another layout than its
+// producer gave; insert_restickify places the copy.
+struct LayoutCopy {
+  int op = -1;     // the op (index into graph.ops) whose input needs the copy
+  int input = -1;  // which input
+  Layout layout;   // the layout it needs
+};
+
 struct Graph {
   std::string name;
   std::string source;  // the graph file or "workload NAME", for messages
@@ -100,6 +109,7 @@ struct Graph {
   std::vector<Buffer> buffers;      // memory planning
   std::vector<BundlePlan> bundles;  // memory planning
   LxSummary lx;                     // LX planning
+  std::vector<LayoutCopy> layout_copies;  // from propagate_layouts to insert_restickify
 
   int find(const std::string& name) const;  // -1 when absent
   int add_tensor(Tensor t);

@@ -37,9 +37,8 @@ std::vector<CoreView> common_reader_view(const Graph& g, int t, const std::vecto
 
 }  // namespace
 
-std::vector<int> clone_multi_use_inputs(Graph& g, const CompileOptions& options) {
-  std::vector<int> clones;
-  if (!options.lx.enabled || options.lx.stage < 4) return clones;
+void clone_multi_use_inputs(Graph& g, const CompileOptions& options) {
+  if (!options.lx.enabled || options.lx.stage < 4) return;
   const size_t original_tensors = g.tensors.size();
   for (size_t t = 0; t < original_tensors; ++t) {
     const Tensor x = g.tensors[t];  // a copy: adding the clone's tensor may move the list
@@ -60,6 +59,7 @@ std::vector<int> clone_multi_use_inputs(Graph& g, const CompileOptions& options)
     copy.name = g.unique_name(x.name + ".lx");
     copy.role = Role::Intermediate;
     copy.host_shape.clear();
+    copy.clone_of = static_cast<int>(t);
     const int c = g.add_tensor(copy);
     Op clone;
     clone.type = "identity";
@@ -89,9 +89,7 @@ std::vector<int> clone_multi_use_inputs(Graph& g, const CompileOptions& options)
       }
     }
     g.ops.insert(g.ops.begin() + readers.front(), clone);
-    clones.push_back(c);
   }
-  return clones;
 }
 
 }  // namespace spyre::compiler

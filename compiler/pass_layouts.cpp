@@ -233,6 +233,6 @@ class LayoutPass {
 
 }  // namespace
 
-std::vector<LayoutCopy> propagate_layouts(Graph& graph) { return LayoutPass(graph).run(); }
+void propagate_layouts(Graph& graph) { graph.layout_copies = LayoutPass(graph).run(); }
 
 }  // namespace spyre::compiler

@@ -1,9 +1,8 @@
 // LX scratchpad planning (torch-spyre's scratchpad_planning, seed 000), run
 // after work division because per-core buffer sizes and core_div_mismatch
 // need the splits:
-//   1. pointwise ops adopt a neighbour's slicing where that removes a
-//      core_div_mismatch (pass_lx_split_alignment.cpp); at stage 4, clone
-//      multi-use graph inputs (pass_clone_inputs.cpp);
+//   1. (earlier passes: lx_split_alignment, pass_lx_split_alignment.cpp,
+//      and at stage 4 clone_input_nodes, pass_clone_inputs.cpp);
 //   2. buffers: every intermediate the stage makes eligible, one per core
 //      slice, live from the op that writes it to the last op that reads it
 //      (time = device op order); graph inputs and outputs stay in HBM, and so
@@ -38,14 +37,144 @@ int eligible_from_stage(const Op& op, bool is_clone) {
 }
 
 struct Use {
-  int step;   // index among device ops
-  int op;     // index into graph.ops
+  int step;  // index among device ops
+  int op;    // index into graph.ops
   bool output;
 };
 
 int64_t view_bytes(const Tensor& t, const CoreView& v) {
   const int64_t se = stick_elems(t.dtype);
   return layout_geometry(v.extent, t.layout, se, kStickBytes / se).bytes;
+}
+
+bool is_clone(const Graph& g, int tensor) { return g.tensors[static_cast<size_t>(tensor)].clone_of >= 0; }
+
+// Every access of every tensor by a device op, in op order, and what keeps a
+// tensor out of LX: a view or copy touching it, or ops that view it
+// differently per core.
+struct TensorUses {
+  std::vector<std::vector<Use>> uses;
+  std::vector<bool> blocked;   // read or written by a view or a copy other than a clone
+  std::vector<bool> mismatch;  // core_div_mismatch
+  std::vector<std::vector<CoreView>> view;
+};
+
+TensorUses collect_uses(const Graph& g) {
+  TensorUses u;
+  u.uses.resize(g.tensors.size());
+  u.blocked.assign(g.tensors.size(), false);
+  u.mismatch.assign(g.tensors.size(), false);
+  u.view.resize(g.tensors.size());
+  int step = 0;
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    const Op& op = g.ops[o];
+    if (is_view_op(op.type)) {
+      for (const auto* list : {&op.inputs, &op.outputs}) {
+        for (int t : *list) u.blocked[static_cast<size_t>(t)] = true;
+      }
+      continue;
+    }
+    const bool clone_op = op.type == "identity" && is_clone(g, op.outputs[0]);
+    const OpKind kind = device_op_info(op)->kind;
+    const IterationSpace s = iteration_space(g, op);
+    for (const auto& operand : s.operands) {
+      const auto t = static_cast<size_t>(operand.tensor);
+      if (!clone_op && kind != OpKind::Elementwise && kind != OpKind::Reduction && kind != OpKind::Matmul) u.blocked[t] = true;
+      const auto views = core_views(g, op, s, operand);
+      if (u.view[t].empty()) {
+        u.view[t] = views;
+      } else if (views != u.view[t]) {
+        u.mismatch[t] = true;
+      }
+      if (u.uses[t].empty() || u.uses[t].back().step != step) u.uses[t].push_back({step, static_cast<int>(o), operand.output});
+    }
+    ++step;
+  }
+  return u;
+}
+
+// The planning problem: one buffer per eligible intermediate (per-core
+// slice size, live range in device-op steps); the excluded ones are noted in
+// graph.lx with their reason.
+struct Candidates {
+  LxProblem problem;
+  std::vector<int> tensor_of;  // problem buffer -> tensor
+  std::vector<int> buffer_of;  // tensor -> problem buffer, -1
+};
+
+Candidates lx_candidates(Graph& g, const CompileOptions& options, const TensorUses& u, int64_t capacity, int64_t align) {
+  Candidates c;
+  c.problem.source = g.source;
+  c.problem.capacity = capacity;
+  c.problem.alignment = align;
+  c.buffer_of.assign(g.tensors.size(), -1);
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const Tensor& x = g.tensors[t];
+    const auto& uses = u.uses[t];
+    if (x.role != Role::Intermediate || uses.empty() || !uses.front().output) continue;
+    const Op& producer = g.ops[static_cast<size_t>(uses.front().op)];
+    const int from = eligible_from_stage(producer, is_clone(g, static_cast<int>(t)));
+    if (from == 0 || from > options.lx.stage) continue;
+    std::string reason;
+    if (u.blocked[t] || g.storage_of(static_cast<int>(t)) != static_cast<int>(t)) {
+      reason = "read through a view or a copy";
+    } else if (u.mismatch[t]) {
+      reason = "core_div_mismatch: its ops divide it over the cores differently";
+    }
+    const int64_t bytes = reason.empty() ? view_bytes(x, u.view[t][0]) : 0;
+    if (reason.empty() && bytes > capacity) {
+      reason = "a core's slice (" + std::to_string(bytes) + " B) exceeds the usable LX (" + std::to_string(capacity) + " B)";
+    }
+    if (!reason.empty()) {
+      g.lx.excluded.push_back(x.name + ": " + reason);
+      continue;
+    }
+    LxBuffer b;
+    b.name = x.name;
+    b.size = (bytes + align - 1) / align * align;
+    b.lower = uses.front().step;
+    b.upper = uses.back().step + 1;
+    for (const auto& use : uses) b.uses.push_back(use.step);
+    c.buffer_of[t] = static_cast<int>(c.problem.buffers.size());
+    c.tensor_of.push_back(static_cast<int>(t));
+    c.problem.buffers.push_back(b);
+  }
+  return c;
+}
+
+// In-place reuse (stage 3): a pointwise op's output may take over the bytes
+// of an input it reads for the last time, when the sizes agree.
+void add_in_place_parents(const Graph& g, const TensorUses& u, Candidates& c) {
+  auto& buffers = c.problem.buffers;
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    const auto t = static_cast<size_t>(c.tensor_of[b]);
+    const Op& producer = g.ops[static_cast<size_t>(u.uses[t].front().op)];
+    if (device_op_info(producer)->kind != OpKind::Elementwise) continue;
+    for (int in : producer.inputs) {
+      const int p = c.buffer_of[static_cast<size_t>(in)];
+      if (p < 0 || static_cast<size_t>(p) == b) continue;
+      const LxBuffer& parent = buffers[static_cast<size_t>(p)];
+      if (parent.upper == buffers[b].lower + 1 && parent.size == buffers[b].size) buffers[b].in_place_parents.push_back(p);
+    }
+  }
+}
+
+// Clones that stayed in HBM only add traffic: remove them (newest first, so
+// the tensors they added come off the end of the list).
+void remove_unplaced_clones(Graph& g, const Candidates& c) {
+  for (int t = static_cast<int>(g.tensors.size()) - 1; t >= 0; --t) {
+    if (!is_clone(g, t) || g.tensors[static_cast<size_t>(t)].in_lx) continue;
+    auto op = std::find_if(g.ops.begin(), g.ops.end(), [&](const Op& o) { return !o.outputs.empty() && o.outputs[0] == t; });
+    const int source = op->inputs[0];
+    g.ops.erase(op);
+    for (auto& o : g.ops) {
+      for (int& in : o.inputs) {
+        if (in == t) in = source;
+      }
+    }
+    if (c.buffer_of[static_cast<size_t>(t)] >= 0) --g.lx.candidates;
+    if (t == static_cast<int>(g.tensors.size()) - 1) g.tensors.pop_back();
+  }
 }
 
 }  // namespace
@@ -57,11 +186,10 @@ void plan_scratchpad(Graph& g, const CompileOptions& options) {
   }
   g.lx = LxSummary{};
   if (!options.lx.enabled) return;
-  if (options.lx.stage < 2 || options.lx.stage > 4) fail("", "--lx-stage", "must be 2, 3 or 4 (the seed's softmax stages), got " + std::to_string(options.lx.stage));
+  if (options.lx.stage < 2 || options.lx.stage > 4) {
+    fail("", "--lx-stage", "must be 2, 3 or 4 (the seed's softmax stages), got " + std::to_string(options.lx.stage));
+  }
   auto solver = make_lx_solver(options.lx.solver);
-  align_splits_for_lx(g, options);
-  const std::vector<int> clones = clone_multi_use_inputs(g, options);
-
   const int64_t align = std::max<int64_t>(options.device.lx_alignment, 1);
   const int64_t capacity = options.device.lx_usable_bytes() / align * align;
   g.lx.enabled = true;
@@ -69,124 +197,28 @@ void plan_scratchpad(Graph& g, const CompileOptions& options) {
   g.lx.solver = solver->name();
   g.lx.capacity = capacity;
 
-  // Every access of every tensor by a device op, in op order.
-  std::vector<std::vector<Use>> uses(g.tensors.size());
-  std::vector<bool> blocked(g.tensors.size(), false);  // read or written by a view or a copy other than a clone
-  std::vector<std::vector<CoreView>> view(g.tensors.size());
-  std::vector<bool> mismatch(g.tensors.size(), false);
-  int step = 0;
-  for (size_t o = 0; o < g.ops.size(); ++o) {
-    const Op& op = g.ops[o];
-    if (is_view_op(op.type)) {
-      for (const auto* list : {&op.inputs, &op.outputs}) {
-        for (int t : *list) blocked[static_cast<size_t>(t)] = true;
-      }
-      continue;
-    }
-    const bool is_clone = op.type == "identity" && std::find(clones.begin(), clones.end(), op.outputs[0]) != clones.end();
-    const IterationSpace s = iteration_space(g, op);
-    for (const auto& operand : s.operands) {
-      const auto t = static_cast<size_t>(operand.tensor);
-      if (!is_clone && device_op_info(op)->kind != OpKind::Elementwise && device_op_info(op)->kind != OpKind::Reduction &&
-          device_op_info(op)->kind != OpKind::Matmul) {
-        blocked[t] = true;
-      }
-      const auto views = core_views(g, op, s, operand);
-      if (view[t].empty()) {
-        view[t] = views;
-      } else if (views != view[t]) {
-        mismatch[t] = true;
-      }
-      if (uses[t].empty() || uses[t].back().step != step) uses[t].push_back({step, static_cast<int>(o), operand.output});
-    }
-    ++step;
-  }
-
-  LxProblem problem;
-  problem.source = g.source;
-  problem.capacity = capacity;
-  problem.alignment = align;
-  std::vector<int> tensor_of;  // problem buffer -> tensor
-  std::vector<int> buffer_of(g.tensors.size(), -1);
-  for (size_t t = 0; t < g.tensors.size(); ++t) {
-    const Tensor& x = g.tensors[t];
-    if (x.role != Role::Intermediate || uses[t].empty() || !uses[t].front().output) continue;
-    const Op& producer = g.ops[static_cast<size_t>(uses[t].front().op)];
-    const bool is_clone = std::find(clones.begin(), clones.end(), static_cast<int>(t)) != clones.end();
-    const int from = eligible_from_stage(producer, is_clone);
-    if (from == 0 || from > options.lx.stage) continue;
-    std::string reason;
-    if (blocked[t] || g.storage_of(static_cast<int>(t)) != static_cast<int>(t)) {
-      reason = "read through a view or a copy";
-    } else if (mismatch[t]) {
-      reason = "core_div_mismatch: its ops divide it over the cores differently";
-    }
-    const int64_t bytes = reason.empty() ? view_bytes(x, view[t][0]) : 0;
-    if (reason.empty() && bytes > capacity) reason = "a core's slice (" + std::to_string(bytes) + " B) exceeds the usable LX (" + std::to_string(capacity) + " B)";
-    if (!reason.empty()) {
-      g.lx.excluded.push_back(x.name + ": " + reason);
-      continue;
-    }
-    LxBuffer b;
-    b.name = x.name;
-    b.size = (bytes + align - 1) / align * align;
-    b.lower = uses[t].front().step;
-    b.upper = uses[t].back().step + 1;
-    for (const auto& u : uses[t]) b.uses.push_back(u.step);
-    buffer_of[t] = static_cast<int>(problem.buffers.size());
-    tensor_of.push_back(static_cast<int>(t));
-    problem.buffers.push_back(b);
-  }
-  // In-place reuse (stage 3): a pointwise op's output may take over the bytes
-  // of an input it reads for the last time, when the sizes agree.
-  if (options.lx.stage >= 3) {
-    for (size_t b = 0; b < problem.buffers.size(); ++b) {
-      const auto t = static_cast<size_t>(tensor_of[b]);
-      const Op& producer = g.ops[static_cast<size_t>(uses[t].front().op)];
-      if (device_op_info(producer)->kind != OpKind::Elementwise) continue;
-      for (int in : producer.inputs) {
-        const int p = buffer_of[static_cast<size_t>(in)];
-        if (p < 0 || static_cast<size_t>(p) == b) continue;
-        const LxBuffer& parent = problem.buffers[static_cast<size_t>(p)];
-        if (parent.upper == problem.buffers[b].lower + 1 && parent.size == problem.buffers[b].size) problem.buffers[b].in_place_parents.push_back(p);
-      }
-    }
-  }
-  g.lx.candidates = static_cast<int>(problem.buffers.size());
+  const TensorUses uses = collect_uses(g);
+  Candidates c = lx_candidates(g, options, uses, capacity, align);
+  if (options.lx.stage >= 3) add_in_place_parents(g, uses, c);
+  g.lx.candidates = static_cast<int>(c.problem.buffers.size());
 
   LxSolveOptions solve;
   solve.time_limit_s = options.lx.time_limit_s;
   solve.allow_eviction = false;  // compiled programs keep a buffer in LX for its whole life (no store/reload ops yet)
-  const LxPlan plan = solver->solve(problem, solve);
-  const auto violations = validate_plan(problem, plan);
+  const LxPlan plan = solver->solve(c.problem, solve);
+  const auto violations = validate_plan(c.problem, plan);
   if (!violations.empty()) fail(g.source, "LX plan (" + solver->name() + ")", "internal: " + violations.front());
-  for (size_t b = 0; b < problem.buffers.size(); ++b) {
+  for (size_t b = 0; b < c.problem.buffers.size(); ++b) {
     if (plan.placements[b].empty()) continue;
-    Tensor& x = g.tensors[static_cast<size_t>(tensor_of[b])];
+    Tensor& x = g.tensors[static_cast<size_t>(c.tensor_of[b])];
     x.in_lx = true;
     x.lx_address = plan.placements[b].front().address;
     ++g.lx.placed;
   }
-  g.lx.peak_bytes = peak_address(plan, problem);
+  g.lx.peak_bytes = peak_address(plan, c.problem);
   g.lx.solve_ms = plan.solve_ms;
   g.lx.note = plan.note;
-
-  // Clones that stayed in HBM only add traffic: remove them (newest first,
-  // so the tensors they added come off the end of the list).
-  for (auto it = clones.rbegin(); it != clones.rend(); ++it) {
-    const int c = *it;
-    if (g.tensors[static_cast<size_t>(c)].in_lx) continue;
-    auto op = std::find_if(g.ops.begin(), g.ops.end(), [&](const Op& o) { return !o.outputs.empty() && o.outputs[0] == c; });
-    const int source = op->inputs[0];
-    g.ops.erase(op);
-    for (auto& o : g.ops) {
-      for (int& in : o.inputs) {
-        if (in == c) in = source;
-      }
-    }
-    if (buffer_of[static_cast<size_t>(c)] >= 0) --g.lx.candidates;
-    if (c == static_cast<int>(g.tensors.size()) - 1) g.tensors.pop_back();
-  }
+  remove_unplaced_clones(g, c);
 }
 
 }  // namespace spyre::compiler

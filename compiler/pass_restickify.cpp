@@ -12,7 +12,9 @@
 
 namespace spyre::compiler {
 
-void insert_restickify(Graph& graph, const std::vector<LayoutCopy>& copies) {
+void insert_restickify(Graph& graph) {
+  const std::vector<LayoutCopy> copies = std::move(graph.layout_copies);
+  graph.layout_copies.clear();
   if (copies.empty()) return;
   std::multimap<int, const LayoutCopy*> by_op;
   for (const auto& c : copies) by_op.emplace(c.op, &c);

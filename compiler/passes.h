@@ -1,8 +1,9 @@
 #pragma once
-// The compiler's passes, in pipeline order (torch-spyre's order and reasons,
-// seeds 001/002/004): decompositions, dead-code elimination, layout
+// The compiler's passes (torch-spyre's order and reasons, seeds 001/002/004;
+// docs/references.md): decompositions, dead-code elimination, layout
 // propagation, restickify insertion, span reduction, work distribution, LX
-// planning, memory planning. Each lives in its own pass_*.cpp.
+// split alignment, input clones, LX planning, memory planning. Each lives in
+// its own pass_*.cpp; pass_pipeline.h lists them by name in pipeline order.
 
 #include <cstdint>
 #include <map>
@@ -51,16 +52,13 @@ void decompose(Graph& graph);
 // 1b. Removes ops whose results nothing uses.
 void eliminate_dead_code(Graph& graph);
 
-// 2. Layout propagation: gives every tensor a device layout and records each
-// place where an operand must first be copied into another layout.
-struct LayoutCopy {
-  int op = -1;     // the op (index into graph.ops) whose input needs the copy
-  int input = -1;  // which input
-  Layout layout;   // the layout it needs
-};
-std::vector<LayoutCopy> propagate_layouts(Graph& graph);
-// 3. Inserts the ReStickifyOpHBM (or identity) ops those copies need.
-void insert_restickify(Graph& graph, const std::vector<LayoutCopy>& copies);
+// 2. Layout propagation: gives every tensor a device layout and records in
+// graph.layout_copies each place where an operand must first be copied into
+// another layout.
+void propagate_layouts(Graph& graph);
+// 3. Inserts the ReStickifyOpHBM (or identity) ops graph.layout_copies needs
+// and clears the list.
+void insert_restickify(Graph& graph);
 
 // 4. Span reduction: the minimum splits that keep every tensor's per-core span
 // within the limit.
@@ -75,9 +73,9 @@ int64_t core_split(int64_t units, int64_t cores);
 void align_splits_for_lx(Graph& graph, const CompileOptions& options);
 // 6b. With LX planning at stage 4: a clone op in front of each graph input
 // that several ops read with one per-core view (torch-spyre's
-// CloneInputNodesPass); its output is an LX candidate. Returns the clones.
-std::vector<int> clone_multi_use_inputs(Graph& graph, const CompileOptions& options);
-// 6c. LX scratchpad planning (runs 6a and 6b first): which intermediates live in each core's LX and
+// CloneInputNodesPass); its output (Tensor::clone_of) is an LX candidate.
+void clone_multi_use_inputs(Graph& graph, const CompileOptions& options);
+// 6c. LX scratchpad planning: which intermediates live in each core's LX and
 // where (Tensor::in_lx, lx_address); clones that did not get LX are removed
 // again. Records the plan in graph.lx.
 void plan_scratchpad(Graph& graph, const CompileOptions& options);
