@@ -43,8 +43,9 @@ struct ArchOptions {
 
 void add_arch_options(CLI::App* cmd, ArchOptions& arch) {
   cmd->add_option("--arch", arch.path, "Arch config JSON (default: the built-in card, models/arch/spyre.json)");
-  cmd->add_option("--set", arch.overrides,
-                  "Override an arch parameter, e.g. --set lpddr5.read_gbps=300 (repeatable; `spyre-sim arch` lists them)");
+  cmd->add_option(
+      "--set", arch.overrides,
+      "Override an arch parameter, e.g. --set lpddr5.read_gbps=300 (repeatable; `spyre-sim arch` lists them)");
 }
 
 std::string solver_list() { return spyre::join(spyre::compiler::lx_solver_names(), ", "); }
@@ -59,8 +60,10 @@ Subcommand add_run(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Execute a SuperDSC bundle on the card model");
-  cmd->add_option("bundle", o->run.bundle, "Bundle directory (bundle.mlir + sdsc_N.json, or sdsc_N.json alone)")->required();
-  cmd->add_option("--inputs", o->run.inputs_dir, "Directory of input .npy files named by argument (arg0.npy, ...); enables functional mode");
+  cmd->add_option("bundle", o->run.bundle, "Bundle directory (bundle.mlir + sdsc_N.json, or sdsc_N.json alone)")
+      ->required();
+  cmd->add_option("--inputs", o->run.inputs_dir,
+                  "Directory of input .npy files named by argument (arg0.npy, ...); enables functional mode");
   auto* fill = cmd->add_option("--fill", o->fill, "Fill every input without a file with this value (functional mode)");
   cmd->add_option("--outputs", o->run.outputs_dir, "Write each output as DIR/<arg>.npy");
   cmd->add_option("--output-dtype", o->output_dtype, "dtype of written outputs: fp32 (exact device values) or fp16")
@@ -71,10 +74,12 @@ Subcommand add_run(CLI::App& app) {
   cmd->add_option("--report", o->run.report_path, "Write the JSON report here");
   cmd->add_option("--trace", o->run.trace_path, "Write a Chrome trace (ui.perfetto.dev) here");
   add_arch_options(cmd, o->arch);
-  cmd->add_option("--warmup", o->run.warmup, "Time this many iterations of the program before the measured one (steady state)")
+  cmd->add_option("--warmup", o->run.warmup,
+                  "Time this many iterations of the program before the measured one (steady state)")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
-  cmd->add_flag("--vf", o->run.vf, "VF multi-tenancy: LX is wiped at every bundle boundary; reads of wiped data are hazards");
+  cmd->add_flag("--vf", o->run.vf,
+                "VF multi-tenancy: LX is wiped at every bundle boundary; reads of wiped data are hazards");
   cmd->add_flag("--quiet", o->quiet, "Do not print the report table");
   cmd->add_flag("--strict", o->strict, "Exit with status 4 if any hazard is found, naming the first");
   return {cmd, [o, fill] {
@@ -92,9 +97,10 @@ Subcommand add_run(CLI::App& app) {
             if (!outcome.expect_failed) return kOk;
             for (const auto& c : outcome.report.comparisons) {
               if (c.passed) continue;
-              std::cerr << "spyre-sim: " << c.name << " differs from " << run.expect_dir << "/" << c.name << ".npy: " << c.mismatches << " of "
-                        << c.elements << " elements outside rtol " << run.rtol << " atol " << run.atol << "; worst at " << c.worst_coords
-                        << ": got " << c.got << ", expected " << c.expected << "\n";
+              std::cerr << "spyre-sim: " << c.name << " differs from " << run.expect_dir << "/" << c.name
+                        << ".npy: " << c.mismatches << " of " << c.elements << " elements outside rtol " << run.rtol
+                        << " atol " << run.atol << "; worst at " << c.worst_coords << ": got " << c.got << ", expected "
+                        << c.expected << "\n";
             }
             return kExpectMismatch;
           }};
@@ -106,7 +112,8 @@ Subcommand add_check(CLI::App& app) {
     ArchOptions arch;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("check", "Static and dynamic checks of a bundle or program; exit 0 only if clean (docs/hazards.md)");
+  auto* cmd = app.add_subcommand(
+      "check", "Static and dynamic checks of a bundle or program; exit 0 only if clean (docs/hazards.md)");
   cmd->add_option("bundle", o->run.bundle, "Bundle or program directory")->required();
   cmd->add_flag("--vf", o->run.vf, "Also: LX is wiped at every bundle boundary (VF multi-tenancy)");
   cmd->add_option("--report", o->run.report_path, "Write the JSON report (hazards[]) here");
@@ -117,8 +124,10 @@ Subcommand add_check(CLI::App& app) {
             const auto outcome = spyre::sim::run_bundle(o->run);
             for (const auto& h : outcome.report.hazards) std::cout << spyre::format_hazard(h) << "\n";
             const size_t n = outcome.report.hazards.size();
-            std::cout << o->run.bundle << ": " << (n == 0 ? "clean" : std::to_string(n) + " hazard" + (n == 1 ? "" : "s")) << " ("
-                      << outcome.report.kernels.size() << " SDSCs" << (o->run.vf ? ", LX wiped at bundle boundaries" : "") << ")\n";
+            std::cout << o->run.bundle << ": "
+                      << (n == 0 ? "clean" : std::to_string(n) + " hazard" + (n == 1 ? "" : "s")) << " ("
+                      << outcome.report.kernels.size() << " SDSCs"
+                      << (o->run.vf ? ", LX wiped at bundle boundaries" : "") << ")\n";
             return n == 0 ? kOk : kHazardsFound;
           }};
 }
@@ -150,19 +159,23 @@ Subcommand add_compile(CLI::App& app) {
   cmd->add_option("--cores", job.options.cores, "Cores to divide work over, 1 to the card's (SENCORES; default: all)");
   add_arch_options(cmd, o->arch);
   cmd->add_option("--split", o->splits, "Override work division of one op: OUTPUT=DIM:N[,DIM:N] (repeatable)");
-  cmd->add_option("--placement", o->placement, "HBM placement: arguments (one argument per host tensor) or packed (one segment)")
+  cmd->add_option("--placement", o->placement,
+                  "HBM placement: arguments (one argument per host tensor) or packed (one segment)")
       ->check(CLI::IsMember({"arguments", "packed"}))
       ->capture_default_str();
   cmd->add_flag("--lx-planning", job.options.lx.enabled, "Plan LX scratchpad use (torch-spyre's LX_PLANNING=1)");
-  cmd->add_option("--lx-stage", job.options.lx.stage,
-                  "With --lx-planning: 2 reduction outputs, 3 + pointwise outputs in place, 4 + clones of multi-use inputs")
+  cmd->add_option(
+         "--lx-stage", job.options.lx.stage,
+         "With --lx-planning: 2 reduction outputs, 3 + pointwise outputs in place, 4 + clones of multi-use inputs")
       ->capture_default_str();
   cmd->add_option("--solver", job.options.lx.solver, "With --lx-planning: " + solver_list())->capture_default_str();
-  cmd->add_option("--emit-io", job.emit_io_dir, "Also write random inputs (DIR/inputs) and fp32 reference outputs (DIR/reference)");
+  cmd->add_option("--emit-io", job.emit_io_dir,
+                  "Also write random inputs (DIR/inputs) and fp32 reference outputs (DIR/reference)");
   cmd->add_option("--seed", job.seed, "Seed of --emit-io inputs")->capture_default_str();
   cmd->add_option("--decisions", job.decisions_path, "Write the decisions as JSON here");
   cmd->add_flag("--list-passes", o->list_passes, "List the compiler's passes in pipeline order");
-  cmd->add_option("--print-after", job.print_after, "Print the graph after this pass (repeatable; all: after every pass)");
+  cmd->add_option("--print-after", job.print_after,
+                  "Print the graph after this pass (repeatable; all: after every pass)");
   cmd->add_option("--stop-after", job.stop_after, "Stop after this pass and print the graph; writes nothing");
   cmd->add_flag("--verify-each", job.verify_each, "Run the graph verifier after every pass");
   cmd->add_flag("--quiet", o->quiet, "Do not print the decisions table");
@@ -191,7 +204,8 @@ Subcommand add_compile(CLI::App& app) {
               return kOk;
             }
             if (!o->quiet) std::cout << outcome.decisions;
-            std::cout << "wrote " << job.output_dir << (job.emit_io_dir.empty() ? "" : ", test data in " + job.emit_io_dir) << "\n";
+            std::cout << "wrote " << job.output_dir
+                      << (job.emit_io_dir.empty() ? "" : ", test data in " + job.emit_io_dir) << "\n";
             return kOk;
           }};
 }
@@ -207,10 +221,14 @@ Subcommand add_plan(CLI::App& app) {
   cmd->add_option("input", plan.input, "Pattern JSON, buffer list JSON, or CSV id,lower,upper,size")->required();
   cmd->add_option("--solver", plan.solver, solver_list() + " (best: the strongest)")->capture_default_str();
   cmd->add_option("--capacity", plan.capacity, "Bytes of LX to plan in (default: the input's, or NAME.CAPACITY.csv)");
-  cmd->add_option("--alignment", plan.alignment, "Address alignment in bytes (default: the input's; 128 for JSON, 1 for CSV)");
-  cmd->add_flag("--place-all", plan.place_all, "Place every buffer and report the height reached (the default for CSV)");
-  cmd->add_flag("--minimize", plan.limits.minimize_height, "With --place-all: search for the lowest height, below the capacity too");
-  cmd->add_option("--time-limit", plan.limits.time_limit_s, "Seconds a search may take before it returns its best plan")->capture_default_str();
+  cmd->add_option("--alignment", plan.alignment,
+                  "Address alignment in bytes (default: the input's; 128 for JSON, 1 for CSV)");
+  cmd->add_flag("--place-all", plan.place_all,
+                "Place every buffer and report the height reached (the default for CSV)");
+  cmd->add_flag("--minimize", plan.limits.minimize_height,
+                "With --place-all: search for the lowest height, below the capacity too");
+  cmd->add_option("--time-limit", plan.limits.time_limit_s, "Seconds a search may take before it returns its best plan")
+      ->capture_default_str();
   cmd->add_option("--report", plan.report_path, "Write the plan as JSON here");
   cmd->add_flag("--quiet", o->quiet, "Do not print the table");
   return {cmd, [o] {
@@ -229,7 +247,8 @@ Subcommand add_study(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto& study = o->study;
-  auto* cmd = app.add_subcommand("study", "Compile and run a workload several ways and compare (softmax-lx: the seed's LX stages)");
+  auto* cmd = app.add_subcommand(
+      "study", "Compile and run a workload several ways and compare (softmax-lx: the seed's LX stages)");
   cmd->add_option("name", o->name, "Study to run")->required()->check(CLI::IsMember({"softmax-lx"}));
   cmd->add_option("--shape", o->shape, "M x N of the fp16 softmax input (default 512x1024)");
   cmd->add_option("--cores", study.multi_cores, "Cores of the multi-core row")->capture_default_str();
@@ -282,7 +301,8 @@ int main(int argc, char** argv) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   CLI::App app{"spyre-sim: a cycle-approximate simulator of the IBM Spyre accelerator"};
   app.require_subcommand(1);
-  const std::vector<Subcommand> subcommands = {add_run(app), add_check(app), add_compile(app), add_plan(app), add_study(app), add_arch(app)};
+  const std::vector<Subcommand> subcommands = {add_run(app),  add_check(app), add_compile(app),
+                                               add_plan(app), add_study(app), add_arch(app)};
   CLI11_PARSE(app, argc, argv);
   try {
     for (const auto& s : subcommands) {

@@ -31,14 +31,18 @@ struct OperandInfo {
   const Tensor* tensor = nullptr;
   std::vector<std::string> layout;  // iteration labels, innermost first
   std::string stick;
-  std::vector<int> layout_dims;     // tensor dims in layout order
-  std::string label;                // primaryDsInfo_ key
+  std::vector<int> layout_dims;  // tensor dims in layout order
+  std::string label;             // primaryDsInfo_ key
 };
 
 class SdscWriter {
  public:
   SdscWriter(const Graph& g, int op_index, int index, const CompileOptions& options)
-      : g_(g), op_(g.ops[static_cast<size_t>(op_index)]), index_(index), options_(options), space_(iteration_space(g, op_)) {
+      : g_(g),
+        op_(g.ops[static_cast<size_t>(op_index)]),
+        index_(index),
+        options_(options),
+        space_(iteration_space(g, op_)) {
     for (const auto& d : space_.dims) slices_.push_back(op_.splits.count(d.label) ? op_.splits.at(d.label) : 1);
     cores_ = 1;
     for (int64_t s : slices_) cores_ *= s;
@@ -49,11 +53,14 @@ class SdscWriter {
   Json write() {
     Json top = Json::object();
     top["sdscFoldProps_"] = Json::array({fold(1, "time")});
-    top["sdscFolds_"] = {{"dim_prop_func", Json::array({affine(1)})}, {"dim_prop_attr", Json::array({fold(1, "time")})}, {"data_", {{"[0]", "0"}}}};
+    top["sdscFolds_"] = {{"dim_prop_func", Json::array({affine(1)})},
+                         {"dim_prop_attr", Json::array({fold(1, "time")})},
+                         {"data_", {{"[0]", "0"}}}};
     top["coreFoldProp_"] = fold(cores_, "core");
     top["coreletFoldProp_"] = fold(1, "corelet");
     top["numCoresUsed_"] = cores_;
-    Json to_dsc = Json::object(), slice_counts = Json::object(), core_slices = Json::object(), schedule = Json::object();
+    Json to_dsc = Json::object(), slice_counts = Json::object(), core_slices = Json::object(),
+         schedule = Json::object();
     for (int64_t c = 0; c < cores_; ++c) to_dsc[std::to_string(c)] = 0;
     for (size_t i = 0; i < space_.dims.size(); ++i) slice_counts[space_.dims[i].label] = slices_[i];
     for (int64_t c = 0; c < cores_; ++c) {
@@ -107,7 +114,8 @@ class SdscWriter {
       size_t k = 0;
       while (k < layouts.size() && layouts[k] != key) ++k;
       if (k == layouts.size()) {
-        if (k == pointwise_labels.size()) fail("", g_.describe(op_), "internal: more than four distinct operand layouts");
+        if (k == pointwise_labels.size())
+          fail("", g_.describe(op_), "internal: more than four distinct operand layouts");
         layouts.push_back(key);
       }
       info.label = pointwise_labels[k];
@@ -139,12 +147,16 @@ class SdscWriter {
     d["coordinateMasking_"] = Json::object();
     d["maskingConstId_"] = -1;
     Json stage = dims_with_sizes(per_core, "core");
-    for (const char* key : {"symbolicDimInfo_", "maxSymbolicVolume_", "coreletSplit_", "rowSplit_", "peSfpSplit_", "paddingSizes_"}) stage[key] = Json::object();
+    for (const char* key :
+         {"symbolicDimInfo_", "maxSymbolicVolume_", "coreletSplit_", "rowSplit_", "peSfpSplit_", "paddingSizes_"})
+      stage[key] = Json::object();
     d["dataStageParam_"] = {{"0", {{"ss_", stage}, {"el_", stage}}}};
     Json primary = Json::object();
     for (const auto& info : operands_) {
       if (primary.contains(info.label)) continue;
-      primary[info.label] = {{"layoutDimOrder_", info.layout}, {"stickDimOrder_", Json::array({info.stick})}, {"stickSize_", Json::array({stick_elems(info.tensor->dtype)})}};
+      primary[info.label] = {{"layoutDimOrder_", info.layout},
+                             {"stickDimOrder_", Json::array({info.stick})},
+                             {"stickSize_", Json::array({stick_elems(info.tensor->dtype)})}};
     }
     d["primaryDsInfo_"] = primary;
     Json tree = Json::array(), labeled = Json::array();
@@ -173,7 +185,8 @@ class SdscWriter {
             {"scale_", scale},
             {"wordLength", word_bytes(format)},
             {"dataFormat_", data_format_name(format)},
-            {"memOrg_", info.tensor->in_lx ? Json{{"lx", {{"isPresent", 1}}}} : Json{{"hbm", {{"isPresent", 1}}}, {"lx", {{"isPresent", 1}}}}}};
+            {"memOrg_", info.tensor->in_lx ? Json{{"lx", {{"isPresent", 1}}}}
+                                           : Json{{"hbm", {{"isPresent", 1}}}, {"lx", {{"isPresent", 1}}}}}};
   }
 
   Json coord_info(size_t i, int d) const {
@@ -207,7 +220,11 @@ class SdscWriter {
     } else {
       add(1, extent, "elem_arr_0");
     }
-    return {{"spatial", 3}, {"temporal", 0}, {"elemArr", stick ? 2 : 1}, {"padding", "nopad"}, {"folds", {{"dim_prop_func", funcs}, {"dim_prop_attr", attrs}}}};
+    return {{"spatial", 3},
+            {"temporal", 0},
+            {"elemArr", stick ? 2 : 1},
+            {"padding", "nopad"},
+            {"folds", {{"dim_prop_func", funcs}, {"dim_prop_attr", attrs}}}};
   }
 
   Json allocate_node(size_t i) const {
@@ -245,9 +262,11 @@ class SdscWriter {
     node["layoutDimOrder_"] = info.layout;
     node["maxDimSizes_"] = Json(std::vector<int>(info.layout.size(), -1));
     node["indirectAllocType_"] = "no_indirection";
-    node["startAddressCoreCorelet_"] = {{"dim_prop_func", Json::array({Json{{"Map", Json::object()}}, Json{{"Const", Json::object()}}, Json{{"Const", Json::object()}}})},
-                                        {"dim_prop_attr", Json::array({fold(cores_, "core"), fold(1, "corelet"), fold(1, "time")})},
-                                        {"data_", data}};
+    node["startAddressCoreCorelet_"] = {
+        {"dim_prop_func", Json::array({Json{{"Map", Json::object()}}, Json{{"Const", Json::object()}},
+                                       Json{{"Const", Json::object()}}})},
+        {"dim_prop_attr", Json::array({fold(cores_, "core"), fold(1, "corelet"), fold(1, "time")})},
+        {"data_", data}};
     node["coordinates_"] = {{"coordInfo", coords}, {"coreIdToWkSlice_", Json::object()}};
     return node;
   }
@@ -258,12 +277,14 @@ class SdscWriter {
     int k = 0;
     for (auto it = op_.attrs["constants"].begin(); it != op_.attrs["constants"].end(); ++it) {
       const uint32_t bits = constant_bits(format_, it.value().get<float>());
-      out[std::to_string(k++)] = {{"dataFormat_", data_format_name(format_)},
-                                  {"name_", it.key()},
-                                  {"data_",
-                                   {{"dim_prop_func", Json::array({Json{{"Const", Json::object()}}, Json{{"Const", Json::object()}}, Json{{"Map", Json::object()}}})},
-                                    {"dim_prop_attr", Json::array({fold(cores_, "core"), fold(1, "corelet"), fold(1, "time")})},
-                                    {"data_", {{index_key({0, 0, 0}), Json::array({std::to_string(bits)})}}}}}};
+      out[std::to_string(k++)] = {
+          {"dataFormat_", data_format_name(format_)},
+          {"name_", it.key()},
+          {"data_",
+           {{"dim_prop_func", Json::array({Json{{"Const", Json::object()}}, Json{{"Const", Json::object()}},
+                                           Json{{"Map", Json::object()}}})},
+            {"dim_prop_attr", Json::array({fold(cores_, "core"), fold(1, "corelet"), fold(1, "time")})},
+            {"data_", {{index_key({0, 0, 0}), Json::array({std::to_string(bits)})}}}}}};
     }
     return out;
   }
@@ -306,11 +327,14 @@ int64_t tensor_address(const Graph& g, int tensor, int bundle, const CompileOpti
   const auto& args = g.bundles[static_cast<size_t>(bundle)].arguments;
   size_t argument = 0;
   while (argument < args.size() && args[argument] != root.buffer) ++argument;
-  if (argument == args.size()) fail("", "tensor '" + t.name + "'", "internal: its buffer is not an argument of bundle " + std::to_string(bundle));
+  if (argument == args.size())
+    fail("", "tensor '" + t.name + "'", "internal: its buffer is not an argument of bundle " + std::to_string(bundle));
   const int64_t segment = options.device.argument_segments().at(argument);
   return segment * options.device.segment_bytes + root.buffer_offset + t.view_offset;
 }
 
-Json sdsc_json(const Graph& graph, int op_index, int index, const CompileOptions& options) { return SdscWriter(graph, op_index, index, options).write(); }
+Json sdsc_json(const Graph& graph, int op_index, int index, const CompileOptions& options) {
+  return SdscWriter(graph, op_index, index, options).write();
+}
 
 }  // namespace spyre::compiler

@@ -26,7 +26,8 @@ PipelineHooks watch(const CompileJob& job, std::string& dumps) {
                         std::find(job.print_after.begin(), job.print_after.end(), pass.name) != job.print_after.end() ||
                         job.stop_after == pass.name;
     if (!wanted) return;
-    dumps += "// after " + std::string(pass.name) + (ran ? "" : std::string(" (skipped: runs with ") + pass.condition + ")") + "\n";
+    dumps += "// after " + std::string(pass.name) +
+             (ran ? "" : std::string(" (skipped: runs with ") + pass.condition + ")") + "\n";
     dumps += print_graph(graph);
   };
   return hooks;
@@ -35,7 +36,8 @@ PipelineHooks watch(const CompileJob& job, std::string& dumps) {
 }  // namespace
 
 CompileOutcome run_compile_job(const CompileJob& job) {
-  if (job.graph_path.empty() == job.workload.empty()) fail("", "compile", "give a model graph file or --workload NAME (one of them)");
+  if (job.graph_path.empty() == job.workload.empty())
+    fail("", "compile", "give a model graph file or --workload NAME (one of them)");
   if (job.output_dir.empty() && job.stop_after.empty()) fail("", "-o", "an output directory is required");
   CompileOutcome outcome;
   outcome.model = job.workload.empty() ? read_graph(job.graph_path) : build_workload(job.workload, job.params);

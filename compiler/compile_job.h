@@ -19,7 +19,7 @@ struct CompileJob {
   WorkloadParams params;
   CompileOptions options;
   std::string output_dir;
-  std::string emit_io_dir;     // random inputs + reference outputs
+  std::string emit_io_dir;  // random inputs + reference outputs
   uint64_t seed = 0;
   std::string decisions_path;  // decisions JSON
   // Watching the pipeline (pass names from pass_pipeline.h; "all" for every pass).
@@ -31,9 +31,9 @@ struct CompileJob {
 struct CompileOutcome {
   Graph model;
   Graph device;
-  std::string decisions;    // the table (empty when stopped early)
-  std::string pass_dumps;   // --print-after / --stop-after: the graph after those passes
-  bool stopped = false;     // --stop-after: nothing written
+  std::string decisions;   // the table (empty when stopped early)
+  std::string pass_dumps;  // --print-after / --stop-after: the graph after those passes
+  bool stopped = false;    // --stop-after: nothing written
 };
 
 // Throws SpyreError (one line naming file/op and reason); writes nothing unless

@@ -7,7 +7,9 @@ namespace spyre::compiler {
 CompileOptions resolve_options(CompileOptions options) {
   if (options.cores == 0) options.cores = options.device.cores;
   if (options.cores < 1 || options.cores > options.device.cores) {
-    fail("", "--cores", "must be 1 to " + std::to_string(options.device.cores) + " (SENCORES; the card's cores), got " + std::to_string(options.cores));
+    fail("", "--cores",
+         "must be 1 to " + std::to_string(options.device.cores) + " (SENCORES; the card's cores), got " +
+             std::to_string(options.cores));
   }
   if (options.device.argument_segments().empty()) fail("", "arch", "no argument segments (address.segments)");
   return options;
@@ -25,14 +27,16 @@ Graph compile(const Graph& model, const CompileOptions& requested, const Pipelin
     if (model.source.empty() || message.rfind(model.source, 0) == 0 || message.rfind("--", 0) == 0) throw;
     throw SpyreError(model.source + ": " + message);
   }
-  if (g.bundles.empty()) fail(model.source, g.name, "the graph computes nothing on the device (no op reaches an output)");
+  if (g.bundles.empty())
+    fail(model.source, g.name, "the graph computes nothing on the device (no op reaches an output)");
   return g;
 }
 
 void parse_split_override(const std::string& text, CompileOptions& options) {
   const std::string where = "--split " + text;
   const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) fail("", where, "expected OP=DIM:N[,DIM:N...] with OP the name of the op's output tensor");
+  if (eq == std::string::npos || eq == 0)
+    fail("", where, "expected OP=DIM:N[,DIM:N...] with OP the name of the op's output tensor");
   auto& dims = options.split_overrides[text.substr(0, eq)];
   size_t pos = eq + 1;
   while (pos <= text.size()) {

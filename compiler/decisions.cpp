@@ -33,7 +33,8 @@ std::string splits_text(const Op& op, const IterationSpace& s) {
 std::string placement(const Graph& g, const Tensor& t) {
   const Tensor& root = g.tensors[static_cast<size_t>(g.storage_of(static_cast<int>(&t - g.tensors.data())))];
   if (root.in_lx) return "LX@" + std::to_string(root.lx_address);
-  std::string out = g.buffers[static_cast<size_t>(root.buffer)].name + "+" + std::to_string(root.buffer_offset + t.view_offset);
+  std::string out =
+      g.buffers[static_cast<size_t>(root.buffer)].name + "+" + std::to_string(root.buffer_offset + t.view_offset);
   if (&root != &t) out += " (view of " + root.name + ")";
   return out;
 }
@@ -74,35 +75,44 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
     ++device_ops;
     inserted += op.inserted ? 1 : 0;
   }
-  out << "spyre-sim compile " << g.name << ": " << device_ops << " SDSCs in " << g.bundles.size() << " bundle" << (g.bundles.size() == 1 ? "" : "s")
-      << ", up to " << options.cores << " cores, " << (options.placement == HbmPlacement::Packed ? "packed" : "argument") << " HBM placement\n\n";
+  out << "spyre-sim compile " << g.name << ": " << device_ops << " SDSCs in " << g.bundles.size() << " bundle"
+      << (g.bundles.size() == 1 ? "" : "s") << ", up to " << options.cores << " cores, "
+      << (options.placement == HbmPlacement::Packed ? "packed" : "argument") << " HBM placement\n\n";
   std::vector<Row> ops;
   for (size_t b = 0; b < g.bundles.size(); ++b) {
     for (size_t i = 0; i < g.bundles[b].ops.size(); ++i) {
       const Op& op = g.ops[static_cast<size_t>(g.bundles[b].ops[i])];
       const IterationSpace s = iteration_space(g, op);
       const Tensor& out_t = g.tensors[static_cast<size_t>(op.outputs[0])];
-      ops.push_back({{std::to_string(b), "sdsc_" + std::to_string(i) + ".json", op.type, execution_unit(op.type), out_t.name, dims_text(s), splits_text(op, s),
-                      std::to_string(op.cores), op.inserted ? "inserted for " + op.origin : op.origin}});
+      ops.push_back({{std::to_string(b), "sdsc_" + std::to_string(i) + ".json", op.type, execution_unit(op.type),
+                      out_t.name, dims_text(s), splits_text(op, s), std::to_string(op.cores),
+                      op.inserted ? "inserted for " + op.origin : op.origin}});
     }
   }
-  out << "Ops\n" << render({"bundle", "sdsc", "op", "unit", "output", "iteration (N_)", "splits", "cores", "from"}, ops);
+  out << "Ops\n"
+      << render({"bundle", "sdsc", "op", "unit", "output", "iteration (N_)", "splits", "cores", "from"}, ops);
   std::vector<Row> tensors;
   for (int x : program_tensors(g)) {
     const Tensor& t = g.tensors[static_cast<size_t>(x)];
-    tensors.push_back({{t.name, role_name(t.role), "(" + join(t.host_shape.empty() ? t.shape : t.host_shape, ", ") + ")", dtype_name(t.dtype),
-                        "[" + join(device_size(t.shape, t.layout, stick_elems(t.dtype)), ", ") + "]", stick_text(t), placement(g, t)}});
+    tensors.push_back(
+        {{t.name, role_name(t.role), "(" + join(t.host_shape.empty() ? t.shape : t.host_shape, ", ") + ")",
+          dtype_name(t.dtype), "[" + join(device_size(t.shape, t.layout, stick_elems(t.dtype)), ", ") + "]",
+          stick_text(t), placement(g, t)}});
   }
-  out << "\nTensors (device_size outermost first; the stick dim is the logical dim whose elements fill each 128-byte stick)\n"
+  out << "\nTensors (device_size outermost first; the stick dim is the logical dim whose elements fill each 128-byte "
+         "stick)\n"
       << render({"tensor", "role", "shape", "dtype", "device_size", "stick", "buffer+offset"}, tensors);
   out << "\nCopies inserted (restickify, layout copies, LX clones): " << inserted;
   for (const auto& op : g.ops) {
-    if (op.inserted) out << "\n  " << op.type << " " << g.tensors[static_cast<size_t>(op.inputs[0])].name << " -> " << g.tensors[static_cast<size_t>(op.outputs[0])].name << " (stick d"
-                         << g.tensors[static_cast<size_t>(op.outputs[0])].layout.stick << ") for " << op.origin;
+    if (op.inserted)
+      out << "\n  " << op.type << " " << g.tensors[static_cast<size_t>(op.inputs[0])].name << " -> "
+          << g.tensors[static_cast<size_t>(op.outputs[0])].name << " (stick d"
+          << g.tensors[static_cast<size_t>(op.outputs[0])].layout.stick << ") for " << op.origin;
   }
   if (g.lx.enabled) {
-    out << "\nLX planning: stage " << g.lx.stage << ", solver " << g.lx.solver << ", " << g.lx.placed << " of " << g.lx.candidates << " candidate buffers in LX, peak "
-        << g.lx.peak_bytes << " of " << g.lx.capacity << " usable bytes per core, " << g.lx.solve_ms << " ms";
+    out << "\nLX planning: stage " << g.lx.stage << ", solver " << g.lx.solver << ", " << g.lx.placed << " of "
+        << g.lx.candidates << " candidate buffers in LX, peak " << g.lx.peak_bytes << " of " << g.lx.capacity
+        << " usable bytes per core, " << g.lx.solve_ms << " ms";
     if (!g.lx.note.empty()) out << " (" << g.lx.note << ")";
     for (const auto& e : g.lx.excluded) out << "\n  kept in HBM: " << e;
   } else {
@@ -112,7 +122,8 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
   out << "\nBundles:";
   for (size_t b = 0; b < g.bundles.size(); ++b) {
     out << "\n  " << b << ": " << g.bundles[b].ops.size() << " SDSCs, arguments";
-    for (size_t a = 0; a < g.bundles[b].arguments.size(); ++a) out << " " << a << "=" << g.buffers[static_cast<size_t>(g.bundles[b].arguments[a])].name;
+    for (size_t a = 0; a < g.bundles[b].arguments.size(); ++a)
+      out << " " << a << "=" << g.buffers[static_cast<size_t>(g.bundles[b].arguments[a])].name;
   }
   out << "\n";
   return out.str();
@@ -136,9 +147,18 @@ Json decisions_json(const Graph& g, const CompileOptions& options) {
       for (const auto& [label, n] : op.span_splits) span[label] = n;
       Json operands = Json::array();
       for (const auto& o : s.operands) operands.push_back(g.tensors[static_cast<size_t>(o.tensor)].name);
-      ops.push_back({{"bundle", b}, {"sdsc", "sdsc_" + std::to_string(i) + ".json"}, {"op", op.type}, {"unit", execution_unit(op.type)},
-                     {"operands", operands}, {"iteration", dims}, {"splits", splits}, {"span_splits", span}, {"cores", op.cores},
-                     {"inserted", op.inserted}, {"from", op.origin}, {"predicted_hbm_bytes", predicted_hbm_bytes(g, op)}});
+      ops.push_back({{"bundle", b},
+                     {"sdsc", "sdsc_" + std::to_string(i) + ".json"},
+                     {"op", op.type},
+                     {"unit", execution_unit(op.type)},
+                     {"operands", operands},
+                     {"iteration", dims},
+                     {"splits", splits},
+                     {"span_splits", span},
+                     {"cores", op.cores},
+                     {"inserted", op.inserted},
+                     {"from", op.origin},
+                     {"predicted_hbm_bytes", predicted_hbm_bytes(g, op)}});
     }
   }
   j["ops"] = ops;
@@ -146,9 +166,14 @@ Json decisions_json(const Graph& g, const CompileOptions& options) {
   for (int x : program_tensors(g)) {
     const Tensor& tensor = g.tensors[static_cast<size_t>(x)];
     const Tensor& root = g.tensors[static_cast<size_t>(g.storage_of(x))];
-    tensors.push_back({{"name", tensor.name}, {"role", role_name(tensor.role)}, {"shape", tensor.shape}, {"dtype", dtype_name(tensor.dtype)},
-                       {"device_size", device_size(tensor.shape, tensor.layout, stick_elems(tensor.dtype))}, {"stick_dim", tensor.layout.stick},
-                       {"layout_order", tensor.layout.order}, {"storage", root.name}});
+    tensors.push_back({{"name", tensor.name},
+                       {"role", role_name(tensor.role)},
+                       {"shape", tensor.shape},
+                       {"dtype", dtype_name(tensor.dtype)},
+                       {"device_size", device_size(tensor.shape, tensor.layout, stick_elems(tensor.dtype))},
+                       {"stick_dim", tensor.layout.stick},
+                       {"layout_order", tensor.layout.order},
+                       {"storage", root.name}});
     if (root.in_lx) {
       tensors.back()["lx_address"] = root.lx_address;
     } else {
@@ -159,8 +184,15 @@ Json decisions_json(const Graph& g, const CompileOptions& options) {
   j["tensors"] = tensors;
   Json lx = {{"enabled", g.lx.enabled}};
   if (g.lx.enabled) {
-    lx.update({{"stage", g.lx.stage}, {"solver", g.lx.solver}, {"capacity", g.lx.capacity}, {"candidates", g.lx.candidates}, {"placed", g.lx.placed},
-               {"peak_bytes", g.lx.peak_bytes}, {"solve_ms", g.lx.solve_ms}, {"note", g.lx.note}, {"excluded", g.lx.excluded}});
+    lx.update({{"stage", g.lx.stage},
+               {"solver", g.lx.solver},
+               {"capacity", g.lx.capacity},
+               {"candidates", g.lx.candidates},
+               {"placed", g.lx.placed},
+               {"peak_bytes", g.lx.peak_bytes},
+               {"solve_ms", g.lx.solve_ms},
+               {"note", g.lx.note},
+               {"excluded", g.lx.excluded}});
   }
   j["lx"] = lx;
   j["predicted_hbm_bytes"] = predicted_hbm_bytes(g);

@@ -20,7 +20,8 @@ namespace {
 std::set<int> positive_tensors(const Graph& g) {
   std::set<int> out;
   for (const auto& op : g.ops) {
-    if (op.type == "log" || op.type == "sqrt" || op.type == "rsqrt" || op.type == "reciprocal") out.insert(op.inputs[0]);
+    if (op.type == "log" || op.type == "sqrt" || op.type == "rsqrt" || op.type == "reciprocal")
+      out.insert(op.inputs[0]);
     if (op.type == "div" && op.inputs.size() == 2) out.insert(op.inputs[1]);
   }
   return out;
@@ -64,7 +65,8 @@ int write_io(const Graph& g, const HostValues& inputs, const HostValues& all, co
   for (const auto& t : g.tensors) {
     if (t.role == Role::Input || t.role == Role::Weight) {
       // Half precision holds every DLFloat16 value in range, so fp16 inputs stay exact.
-      write_npy((fs::path(dir) / "inputs" / (t.name + ".npy")).string(), t.shape, inputs.at(t.name), t.dtype == DType::F16 ? "f2" : "f4");
+      write_npy((fs::path(dir) / "inputs" / (t.name + ".npy")).string(), t.shape, inputs.at(t.name),
+                t.dtype == DType::F16 ? "f2" : "f4");
       ++files;
     } else if (t.role == Role::Output) {
       write_npy((fs::path(dir) / "reference" / (t.name + ".npy")).string(), t.visible_shape(), all.at(t.name), "f4");

@@ -16,10 +16,10 @@ namespace spyre::compiler {
 // format, so the reference and the device start from the same values.
 // Tensors feeding log/sqrt/rsqrt/reciprocal or a divisor are positive;
 // matrix weights are scaled by 1/sqrt(fan-in) to keep activations near 1.
-HostValues random_inputs(const Graph& model, uint64_t seed);
+HostValues random_inputs(const Graph& g, uint64_t seed);
 
 // Writes inputs/ and reference/ under dir, given the inputs and every
 // tensor's value (evaluate_graph); returns the number of files.
-int write_io(const Graph& model, const HostValues& inputs, const HostValues& values, const std::string& dir);
+int write_io(const Graph& g, const HostValues& inputs, const HostValues& all, const std::string& dir);
 
 }  // namespace spyre::compiler

@@ -11,18 +11,25 @@
 namespace spyre::compiler {
 
 bool parse_dtype(const std::string& text, DType& out) {
-  if (text == "float16" || text == "fp16" || text == "half") out = DType::F16;
-  else if (text == "bfloat16" || text == "bf16") out = DType::BF16;
-  else if (text == "float32" || text == "fp32" || text == "float") out = DType::F32;
-  else return false;
+  if (text == "float16" || text == "fp16" || text == "half")
+    out = DType::F16;
+  else if (text == "bfloat16" || text == "bf16")
+    out = DType::BF16;
+  else if (text == "float32" || text == "fp32" || text == "float")
+    out = DType::F32;
+  else
+    return false;
   return true;
 }
 
 const char* dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::F16: return "float16";
-    case DType::BF16: return "bfloat16";
-    case DType::F32: return "float32";
+    case DType::F16:
+      return "float16";
+    case DType::BF16:
+      return "bfloat16";
+    case DType::F32:
+      return "float32";
   }
   return "?";
 }
@@ -32,27 +39,40 @@ DataFormat device_format(DType dtype) { return dtype == DType::F32 ? DataFormat:
 int64_t stick_elems(DType dtype) { return kStickBytes / word_bytes(device_format(dtype)); }
 
 bool parse_role(const std::string& text, Role& out) {
-  if (text == "input") out = Role::Input;
-  else if (text == "weight") out = Role::Weight;
-  else if (text == "output") out = Role::Output;
-  else if (text == "intermediate") out = Role::Intermediate;
-  else if (text == "constant") out = Role::Constant;
-  else return false;
+  if (text == "input")
+    out = Role::Input;
+  else if (text == "weight")
+    out = Role::Weight;
+  else if (text == "output")
+    out = Role::Output;
+  else if (text == "intermediate")
+    out = Role::Intermediate;
+  else if (text == "constant")
+    out = Role::Constant;
+  else
+    return false;
   return true;
 }
 
 const char* role_name(Role role) {
   switch (role) {
-    case Role::Input: return "input";
-    case Role::Weight: return "weight";
-    case Role::Output: return "output";
-    case Role::Intermediate: return "intermediate";
-    case Role::Constant: return "constant";
+    case Role::Input:
+      return "input";
+    case Role::Weight:
+      return "weight";
+    case Role::Output:
+      return "output";
+    case Role::Intermediate:
+      return "intermediate";
+    case Role::Constant:
+      return "constant";
   }
   return "?";
 }
 
-int64_t Tensor::elements() const { return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()); }
+int64_t Tensor::elements() const {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
 
 int Graph::find(const std::string& name) const {
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -69,7 +89,7 @@ int Graph::add_tensor(Tensor t) {
 std::string Graph::unique_name(const std::string& base) const {
   if (find(base) < 0) return base;
   for (int i = 1;; ++i) {
-    const std::string candidate = base + "." + std::to_string(i);
+    std::string candidate = base + "." + std::to_string(i);
     if (find(candidate) < 0) return candidate;
   }
 }
@@ -80,7 +100,10 @@ std::string Graph::describe(const Op& op) const {
   return op.type + out;
 }
 
-void validate_graph(Graph& g, const std::string& where) {
+namespace {
+
+// Tensor names are unique and sizes positive.
+void check_tensors(const Graph& g, const std::string& where) {
   std::set<std::string> names;
   for (const auto& t : g.tensors) {
     if (t.name.empty()) fail(where, "", "a tensor has no name");
@@ -89,7 +112,10 @@ void validate_graph(Graph& g, const std::string& where) {
       if (s < 1) fail(where, "tensor '" + t.name + "'", "dimension sizes must be positive");
     }
   }
-  // Producers, and a topological order of the ops (Kahn).
+}
+
+// The op producing each tensor (-1: none); every read tensor is produced or given.
+std::vector<int> find_producers(const Graph& g, const std::string& where) {
   std::vector<int> producer(g.tensors.size(), -1);
   for (size_t o = 0; o < g.ops.size(); ++o) {
     const Op& op = g.ops[o];
@@ -99,7 +125,8 @@ void validate_graph(Graph& g, const std::string& where) {
       if (tensor.role == Role::Input || tensor.role == Role::Weight || tensor.role == Role::Constant) {
         fail(where, g.describe(op), "writes '" + tensor.name + "', which is a graph " + role_name(tensor.role));
       }
-      if (producer[static_cast<size_t>(t)] >= 0) fail(where, g.describe(op), "'" + tensor.name + "' is produced by two ops");
+      if (producer[static_cast<size_t>(t)] >= 0)
+        fail(where, g.describe(op), "'" + tensor.name + "' is produced by two ops");
       producer[static_cast<size_t>(t)] = static_cast<int>(o);
     }
   }
@@ -108,13 +135,20 @@ void validate_graph(Graph& g, const std::string& where) {
       const Tensor& tensor = g.tensors[static_cast<size_t>(t)];
       const bool given = tensor.role == Role::Input || tensor.role == Role::Weight || tensor.role == Role::Constant;
       if (!given && producer[static_cast<size_t>(t)] < 0) {
-        fail(where, g.describe(op), "reads '" + tensor.name + "', which no op produces and which is not a graph input, weight or constant");
+        fail(where, g.describe(op),
+             "reads '" + tensor.name + "', which no op produces and which is not a graph input, weight or constant");
       }
     }
   }
   for (size_t t = 0; t < g.tensors.size(); ++t) {
-    if (g.tensors[t].role == Role::Output && producer[t] < 0) fail(where, "tensor '" + g.tensors[t].name + "'", "is a graph output but no op produces it");
+    if (g.tensors[t].role == Role::Output && producer[t] < 0)
+      fail(where, "tensor '" + g.tensors[t].name + "'", "is a graph output but no op produces it");
   }
+  return producer;
+}
+
+// Orders the ops so each comes after the producers of its inputs (Kahn).
+void sort_topologically(Graph& g, const std::string& where, const std::vector<int>& producer) {
   std::vector<int> order, pending(g.ops.size(), 0);
   std::vector<std::vector<int>> users(g.ops.size());
   for (size_t o = 0; o < g.ops.size(); ++o) {
@@ -146,23 +180,31 @@ void validate_graph(Graph& g, const std::string& where) {
   std::vector<Op> sorted;
   for (int o : order) sorted.push_back(g.ops[static_cast<size_t>(o)]);
   g.ops = std::move(sorted);
+}
 
-  // Shapes and dtypes, in topological order.
+// Each op's arity, attributes and output shape, in topological order; the
+// output takes the inferred shape and the first input's dtype when undeclared.
+void infer_shapes(Graph& g, const std::string& where) {
   for (auto& op : g.ops) {
     const ModelOp* m = find_model_op(op.type);
     const std::string name = g.describe(op);
     if (!m) fail(where, name, "unsupported op '" + op.type + "'");
     const int n = static_cast<int>(op.inputs.size());
     if (n < m->min_inputs || n > m->max_inputs) {
-      fail(where, name, op.type + " takes " + std::to_string(m->min_inputs) + (m->max_inputs != m->min_inputs ? "-" + std::to_string(m->max_inputs) : "") +
-                            " inputs, got " + std::to_string(n));
+      fail(where, name,
+           op.type + " takes " + std::to_string(m->min_inputs) +
+               (m->max_inputs != m->min_inputs ? "-" + std::to_string(m->max_inputs) : "") + " inputs, got " +
+               std::to_string(n));
     }
     if (!op.attrs.is_object()) fail(where, name, "attrs must be an object");
     for (auto it = op.attrs.begin(); it != op.attrs.end(); ++it) {
-      if (std::find(m->attrs.begin(), m->attrs.end(), it.key()) == m->attrs.end()) fail(where, name, op.type + " does not take attribute '" + it.key() + "'");
+      if (std::find(m->attrs.begin(), m->attrs.end(), it.key()) == m->attrs.end())
+        fail(where, name, op.type + " does not take attribute '" + it.key() + "'");
     }
-    if (m->kind == ModelOpKind::Binary && n == 1 && !op.attrs.contains("scalar")) fail(where, name, op.type + " needs a second input or attribute 'scalar'");
-    if (m->kind == ModelOpKind::Binary && n == 2 && op.attrs.contains("scalar")) fail(where, name, op.type + " takes a second input or 'scalar', not both");
+    if (m->kind == ModelOpKind::Binary && n == 1 && !op.attrs.contains("scalar"))
+      fail(where, name, op.type + " needs a second input or attribute 'scalar'");
+    if (m->kind == ModelOpKind::Binary && n == 2 && op.attrs.contains("scalar"))
+      fail(where, name, op.type + " takes a second input or 'scalar', not both");
     std::vector<Shape> shapes;
     for (int t : op.inputs) {
       const Tensor& in = g.tensors[static_cast<size_t>(t)];
@@ -175,12 +217,23 @@ void validate_graph(Graph& g, const std::string& where) {
       out.shape = out_shape;
       out.dtype = g.tensors[static_cast<size_t>(op.inputs[0])].dtype;
     } else if (out.shape != out_shape) {
-      fail(where, name, "declares '" + out.name + "' as (" + join(out.shape, ", ") + ") but the op produces (" + join(out_shape, ", ") + ")");
+      fail(where, name,
+           "declares '" + out.name + "' as (" + join(out.shape, ", ") + ") but the op produces (" +
+               join(out_shape, ", ") + ")");
     }
   }
   for (const auto& t : g.tensors) {
     if (t.shape.empty()) fail(where, "tensor '" + t.name + "'", "has no shape and no op produces it");
   }
+}
+
+}  // namespace
+
+void validate_graph(Graph& g, const std::string& where) {
+  check_tensors(g, where);
+  const std::vector<int> producer = find_producers(g, where);
+  sort_topologically(g, where, producer);
+  infer_shapes(g, where);
 }
 
 namespace {
@@ -218,12 +271,15 @@ Graph parse_graph(const Json& document, const std::string& file) {
     t.name = node.at("name").as_string();
     if (auto shape = node.find("shape")) t.shape = shape->as_int_list();
     if (auto dtype = node.find("dtype")) {
-      if (!parse_dtype(dtype->as_string(), t.dtype)) dtype->error("unsupported dtype '" + dtype->as_string() + "' (the device has float16, bfloat16, float32)");
+      if (!parse_dtype(dtype->as_string(), t.dtype))
+        dtype->error("unsupported dtype '" + dtype->as_string() + "' (the device has float16, bfloat16, float32)");
     }
     if (auto role = node.find("role")) {
-      if (!parse_role(role->as_string(), t.role)) role->error("unknown role '" + role->as_string() + "' (input, weight, output, intermediate, constant)");
+      if (!parse_role(role->as_string(), t.role))
+        role->error("unknown role '" + role->as_string() + "' (input, weight, output, intermediate, constant)");
     }
-    if (t.role != Role::Intermediate && t.role != Role::Output && t.shape.empty()) node.error("a graph " + std::string(role_name(t.role)) + " needs a shape");
+    if (t.role != Role::Intermediate && t.role != Role::Output && t.shape.empty())
+      node.error("a graph " + std::string(role_name(t.role)) + " needs a shape");
     if (t.role == Role::Constant) t.value = static_cast<float>(node.at("value").as_double());
     if (g.find(t.name) >= 0) node.at("name").error("tensor '" + t.name + "' declared twice");
     g.add_tensor(t);

@@ -42,7 +42,7 @@ struct Tensor {
   int64_t buffer_offset = 0;        // storage owners: byte offset in that buffer
   bool in_lx = false;               // LX placement (LX planning)
   int64_t lx_address = 0;
-  int clone_of = -1;                // an LX clone of a graph input (clone_input_nodes): that input
+  int clone_of = -1;  // an LX clone of a graph input (clone_input_nodes): that input
 
   int64_t elements() const;
   bool is_host_visible() const { return role != Role::Intermediate; }
@@ -84,10 +84,10 @@ struct LxSummary {
   bool enabled = false;
   int stage = 0;
   std::string solver;
-  int64_t capacity = 0;     // usable bytes per core
-  int candidates = 0;       // buffers offered to the solver
+  int64_t capacity = 0;  // usable bytes per core
+  int candidates = 0;    // buffers offered to the solver
   int placed = 0;
-  int64_t peak_bytes = 0;   // highest LX byte used + 1
+  int64_t peak_bytes = 0;  // highest LX byte used + 1
   double solve_ms = 0;
   std::string note;
   std::vector<std::string> excluded;  // "tensor: reason" for intermediates kept in HBM
@@ -106,9 +106,9 @@ struct Graph {
   std::string source;  // the graph file or "workload NAME", for messages
   std::vector<Tensor> tensors;
   std::vector<Op> ops;
-  std::vector<Buffer> buffers;      // memory planning
-  std::vector<BundlePlan> bundles;  // memory planning
-  LxSummary lx;                     // LX planning
+  std::vector<Buffer> buffers;            // memory planning
+  std::vector<BundlePlan> bundles;        // memory planning
+  LxSummary lx;                           // LX planning
   std::vector<LayoutCopy> layout_copies;  // from propagate_layouts to insert_restickify
 
   int find(const std::string& name) const;  // -1 when absent
@@ -117,7 +117,9 @@ struct Graph {
   std::string unique_name(const std::string& base) const;
   // "softmax 'y'": the op as the user knows it.
   std::string describe(const Op& op) const;
-  int storage_of(int tensor) const { return tensors[static_cast<size_t>(tensor)].storage < 0 ? tensor : tensors[static_cast<size_t>(tensor)].storage; }
+  int storage_of(int tensor) const {
+    return tensors[static_cast<size_t>(tensor)].storage < 0 ? tensor : tensors[static_cast<size_t>(tensor)].storage;
+  }
 };
 
 // Reads a model graph (docs/graph-format.md). Every problem — malformed JSON,

@@ -29,13 +29,15 @@ std::string splits_text(const std::map<std::string, int64_t>& splits) {
 std::string tensor_line(const Graph& g, size_t i) {
   const Tensor& t = g.tensors[i];
   std::ostringstream out;
-  out << ref(static_cast<int>(i)) << " " << t.name << ": " << dtype_name(t.dtype) << " (" << join(t.shape, ", ") << ") " << role_name(t.role);
+  out << ref(static_cast<int>(i)) << " " << t.name << ": " << dtype_name(t.dtype) << " (" << join(t.shape, ", ") << ") "
+      << role_name(t.role);
   if (t.role == Role::Constant) out << " = " << t.value;
   if (!t.layout.empty()) out << "  layout " << describe_layout(t.layout);
   if (t.storage >= 0) out << "  view of " << ref(t.storage) << " +" << t.view_offset;
   if (t.clone_of >= 0) out << "  clone of " << ref(t.clone_of);
   if (t.in_lx) out << "  LX@" << t.lx_address;
-  if (t.buffer >= 0 && static_cast<size_t>(t.buffer) < g.buffers.size()) out << "  " << g.buffers[static_cast<size_t>(t.buffer)].name << "+" << t.buffer_offset;
+  if (t.buffer >= 0 && static_cast<size_t>(t.buffer) < g.buffers.size())
+    out << "  " << g.buffers[static_cast<size_t>(t.buffer)].name << "+" << t.buffer_offset;
   return out.str();
 }
 
@@ -56,7 +58,8 @@ std::string op_line(const Graph& g, size_t i, const std::vector<int>& bundle_of)
 
 std::string print_graph(const Graph& g) {
   std::ostringstream out;
-  out << "graph " << g.name << (g.source.empty() ? "" : " (" + g.source + ")") << ": " << g.tensors.size() << " tensors, " << g.ops.size() << " ops\n";
+  out << "graph " << g.name << (g.source.empty() ? "" : " (" + g.source + ")") << ": " << g.tensors.size()
+      << " tensors, " << g.ops.size() << " ops\n";
   for (size_t i = 0; i < g.tensors.size(); ++i) out << "  " << tensor_line(g, i) << "\n";
   std::vector<int> bundle_of(g.ops.size(), -1);
   for (size_t b = 0; b < g.bundles.size(); ++b) {
@@ -67,8 +70,8 @@ std::string print_graph(const Graph& g) {
     out << "  pending copy: #" << c.op << " input " << c.input << " needs layout " << describe_layout(c.layout) << "\n";
   }
   if (g.lx.enabled) {
-    out << "  LX: " << g.lx.placed << " of " << g.lx.candidates << " candidates placed (" << g.lx.solver << "), peak " << g.lx.peak_bytes << " of "
-        << g.lx.capacity << " B\n";
+    out << "  LX: " << g.lx.placed << " of " << g.lx.candidates << " candidates placed (" << g.lx.solver << "), peak "
+        << g.lx.peak_bytes << " of " << g.lx.capacity << " B\n";
   }
   return out.str();
 }

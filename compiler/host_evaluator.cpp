@@ -25,7 +25,8 @@ std::vector<int64_t> strides_of(const Shape& shape) {
 
 // Calls f(out_index, in_offsets) for every element of `out`, where each input
 // is broadcast (right-aligned, NumPy rules) to the output shape.
-void for_each_broadcast(const Shape& out, const std::vector<const Array*>& in, const std::function<void(int64_t, const int64_t*)>& f) {
+void for_each_broadcast(const Shape& out, const std::vector<const Array*>& in,
+                        const std::function<void(int64_t, const int64_t*)>& f) {
   const size_t rank = out.size();
   std::vector<std::vector<int64_t>> bstride(in.size(), std::vector<int64_t>(rank, 0));
   for (size_t a = 0; a < in.size(); ++a) {
@@ -90,8 +91,10 @@ float binary(const std::string& op, float x, float y) {
   return (x != 0 && y != 0) ? 1.0f : 0.0f;  // logical_and
 }
 
-Array elementwise(const std::vector<const Array*>& in, const Shape& out_shape, const std::function<float(const float*)>& f) {
-  Array out{out_shape, std::vector<float>(static_cast<size_t>(std::accumulate(out_shape.begin(), out_shape.end(), int64_t{1}, std::multiplies<>())))};
+Array elementwise(const std::vector<const Array*>& in, const Shape& out_shape,
+                  const std::function<float(const float*)>& f) {
+  Array out{out_shape, std::vector<float>(static_cast<size_t>(
+                           std::accumulate(out_shape.begin(), out_shape.end(), int64_t{1}, std::multiplies<>())))};
   float args[3];
   for_each_broadcast(out_shape, in, [&](int64_t n, const int64_t* offs) {
     for (size_t a = 0; a < in.size(); ++a) args[a] = in[a]->data[static_cast<size_t>(offs[a])];
@@ -109,7 +112,8 @@ Array reduce(const Array& x, int dim, const std::function<float(const float*, in
   const int64_t outer = x.size() / (n * inner);
   Array out{out_shape, std::vector<float>(static_cast<size_t>(outer * inner))};
   for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) out.data[static_cast<size_t>(o * inner + i)] = fold(&x.data[static_cast<size_t>(o * n * inner + i)], n, inner);
+    for (int64_t i = 0; i < inner; ++i)
+      out.data[static_cast<size_t>(o * inner + i)] = fold(&x.data[static_cast<size_t>(o * n * inner + i)], n, inner);
   }
   return out;
 }
@@ -145,7 +149,9 @@ Array matmul(const Array& a, const Array& b) {
   Shape out_shape = batch;
   out_shape.push_back(m);
   out_shape.push_back(n);
-  Array out{out_shape, std::vector<float>(static_cast<size_t>(std::accumulate(out_shape.begin(), out_shape.end(), int64_t{1}, std::multiplies<>())), 0.0f)};
+  Array out{out_shape, std::vector<float>(static_cast<size_t>(std::accumulate(out_shape.begin(), out_shape.end(),
+                                                                              int64_t{1}, std::multiplies<>())),
+                                          0.0f)};
   Array ab{abatch.empty() ? Shape{1} : abatch, {}}, bb{bbatch.empty() ? Shape{1} : bbatch, {}};
   const Shape loop = batch.empty() ? Shape{1} : batch;
   std::vector<double> acc(static_cast<size_t>(n));
@@ -230,7 +236,8 @@ Array attention(const Array& q, const Array& k, const Array& v, float scale) {
     const int64_t batches = t.size() / (hkv * inner);
     for (int64_t b = 0; b < batches; ++b) {
       for (int64_t h = 0; h < hq; ++h) {
-        std::copy_n(&t.data[static_cast<size_t>((b * hkv + h / group) * inner)], inner, &out.data[static_cast<size_t>((b * hq + h) * inner)]);
+        std::copy_n(&t.data[static_cast<size_t>((b * hkv + h / group) * inner)], inner,
+                    &out.data[static_cast<size_t>((b * hq + h) * inner)]);
       }
     }
     return out;
@@ -252,7 +259,8 @@ HostValues evaluate_graph(const Graph& g, const HostValues& inputs) {
     } else if (tensor.role == Role::Input || tensor.role == Role::Weight) {
       auto it = inputs.find(tensor.name);
       if (it == inputs.end()) fail("", "reference evaluation", "no value for input '" + tensor.name + "'");
-      if (static_cast<int64_t>(it->second.size()) != tensor.elements()) fail("", "reference evaluation", "input '" + tensor.name + "' has the wrong size");
+      if (static_cast<int64_t>(it->second.size()) != tensor.elements())
+        fail("", "reference evaluation", "input '" + tensor.name + "' has the wrong size");
       values[t] = {tensor.shape, it->second};
     }
   }
@@ -280,7 +288,9 @@ HostValues evaluate_graph(const Graph& g, const HostValues& inputs) {
         const int dim = reduction_dims(op.attrs, in[0]->shape.size(), where)[0];
         const int64_t n = in[0]->shape[static_cast<size_t>(dim)];
         if (op.type == "sum") out = reduce(*in[0], dim, fold_sum);
-        if (op.type == "mean") out = reduce(*in[0], dim, [n](const float* p, int64_t c, int64_t s) { return fold_sum(p, c, s) / static_cast<float>(n); });
+        if (op.type == "mean")
+          out = reduce(*in[0], dim,
+                       [n](const float* p, int64_t c, int64_t s) { return fold_sum(p, c, s) / static_cast<float>(n); });
         if (op.type == "amax") out = reduce(*in[0], dim, fold_max);
         if (op.type == "amin") out = reduce(*in[0], dim, fold_min);
         out.shape = out_t.shape;
@@ -290,7 +300,8 @@ HostValues evaluate_graph(const Graph& g, const HostValues& inputs) {
         out = softmax(*in[0], normalize_dim(op.attrs.value("dim", int64_t{-1}), in[0]->shape.size(), where));
         break;
       case ModelOpKind::LayerNorm:
-        out = normalize(*in[0], in.size() > 1 ? in[1] : nullptr, in.size() > 2 ? in[2] : nullptr, op.attrs.value("eps", 1e-5f), true);
+        out = normalize(*in[0], in.size() > 1 ? in[1] : nullptr, in.size() > 2 ? in[2] : nullptr,
+                        op.attrs.value("eps", 1e-5f), true);
         break;
       case ModelOpKind::RmsNorm:
         out = normalize(*in[0], in.size() > 1 ? in[1] : nullptr, nullptr, op.attrs.value("eps", 1e-6f), false);
@@ -303,12 +314,14 @@ HostValues evaluate_graph(const Graph& g, const HostValues& inputs) {
         break;
       case ModelOpKind::SwigluMlp: {
         const Array gate = linear(*in[0], *in[1], nullptr), up = linear(*in[0], *in[2], nullptr);
-        const Array h = elementwise({&gate, &up}, gate.shape, [](const float* v) { return v[0] * sigmoid(v[0]) * v[1]; });
+        const Array h =
+            elementwise({&gate, &up}, gate.shape, [](const float* v) { return v[0] * sigmoid(v[0]) * v[1]; });
         out = linear(h, *in[3], nullptr);
         break;
       }
       case ModelOpKind::Attention:
-        out = attention(*in[0], *in[1], *in[2], op.attrs.value("scale", 1.0f / std::sqrt(static_cast<float>(in[0]->shape.back()))));
+        out = attention(*in[0], *in[1], *in[2],
+                        op.attrs.value("scale", 1.0f / std::sqrt(static_cast<float>(in[0]->shape.back()))));
         break;
       case ModelOpKind::View: {
         const Array& x = *in[0];

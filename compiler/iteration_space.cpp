@@ -22,7 +22,8 @@ namespace {
 // torch-spyre's INPUT_DIM_LABELS: all but the last dim, then "out".
 std::vector<std::string> pointwise_labels(size_t rank, const std::string& where) {
   static const std::vector<std::string> leading = {"mb", "x", "y", "i", "j", "ki", "kj"};
-  if (rank == 0 || rank > leading.size() + 1) fail("", where, "tensors of rank " + std::to_string(rank) + " are not supported (1 to 8 dims)");
+  if (rank == 0 || rank > leading.size() + 1)
+    fail("", where, "tensors of rank " + std::to_string(rank) + " are not supported (1 to 8 dims)");
   std::vector<std::string> labels(leading.begin(), leading.begin() + static_cast<long>(rank - 1));
   labels.push_back("out");
   return labels;
@@ -31,7 +32,8 @@ std::vector<std::string> pointwise_labels(size_t rank, const std::string& where)
 // torch-spyre's matmul labels: batch dims, then mb (M), out (N), in (K).
 std::vector<std::string> matmul_labels(size_t out_rank, const std::string& where) {
   static const std::vector<std::string> all = {"ki", "kj", "y", "x", "mb", "out", "in"};
-  if (out_rank < 2 || out_rank + 1 > all.size()) fail("", where, "batchmatmul outputs of rank " + std::to_string(out_rank) + " are not supported (2 to 6 dims)");
+  if (out_rank < 2 || out_rank + 1 > all.size())
+    fail("", where, "batchmatmul outputs of rank " + std::to_string(out_rank) + " are not supported (2 to 6 dims)");
   return std::vector<std::string>(all.end() - static_cast<long>(out_rank + 1), all.end());
 }
 
@@ -115,7 +117,8 @@ std::vector<int64_t> split_units(const Graph& g, const IterationSpace& space) {
   return units;
 }
 
-int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand& o, const std::vector<int64_t>& slices) {
+int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand& o,
+                      const std::vector<int64_t>& slices) {
   const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
   const int64_t se = stick_elems(t.dtype);
   const LayoutGeometry geo = layout_geometry(t.shape, t.layout, se, kStickBytes / se);

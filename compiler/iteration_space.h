@@ -37,16 +37,16 @@ struct Operand {
 enum class DimScaleKind { Normal = 1, Broadcast = -1, BroadcastStick = -2 };
 
 struct IterationSpace {
-  std::vector<IterDim> dims;       // N_ order
-  std::vector<Operand> operands;   // labeledDs_ order: inputs, then the output
+  std::vector<IterDim> dims;      // N_ order
+  std::vector<Operand> operands;  // labeledDs_ order: inputs, then the output
   int find(const std::string& label) const;
 };
 
 IterationSpace iteration_space(const Graph& graph, const Op& op);
 
-// scale_ of an operand's tensor dim: broadcast where the tensor has size 1
+// scale_ of operand o's tensor dim j: broadcast where the tensor has size 1
 // but the iteration dim does not.
-DimScaleKind operand_scale(const Graph& graph, const IterationSpace& space, const Operand& operand, int tensor_dim);
+DimScaleKind operand_scale(const Graph& g, const IterationSpace& space, const Operand& o, int j);
 
 // Per iteration dim: the count of units a split may divide — sticks when the
 // dim is the stick of an operand that spans it (using the largest
@@ -66,6 +66,7 @@ std::vector<CoreView> core_views(const Graph& graph, const Op& op, const Iterati
 
 // Per-core byte span of an operand under the given slices per iteration dim:
 // from its first to its last stick, plus that stick.
-int64_t per_core_span(const Graph& graph, const IterationSpace& space, const Operand& operand, const std::vector<int64_t>& slices);
+int64_t per_core_span(const Graph& graph, const IterationSpace& space, const Operand& operand,
+                      const std::vector<int64_t>& slices);
 
 }  // namespace spyre::compiler

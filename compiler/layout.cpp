@@ -59,9 +59,11 @@ Layout permute_layout(const Layout& base, const std::vector<int>& perm) {
   return view;
 }
 
-std::optional<Layout> reshape_layout(const std::vector<int64_t>& from, const Layout& base, const std::vector<int64_t>& to, int64_t stick_elems) {
+std::optional<Layout> reshape_layout(const std::vector<int64_t>& from, const Layout& base,
+                                     const std::vector<int64_t>& to, int64_t stick_elems) {
   const std::vector<int> fdims = significant_dims(from), tdims = significant_dims(to);
-  if (base.stick >= 0 && from[static_cast<size_t>(base.stick)] == 1 && !fdims.empty()) return std::nullopt;  // a synthetic stick cannot move
+  if (base.stick >= 0 && from[static_cast<size_t>(base.stick)] == 1 && !fdims.empty())
+    return std::nullopt;  // a synthetic stick cannot move
   // Blocks of consecutive dims with equal element counts.
   struct Block {
     std::vector<int> f, t;
@@ -137,7 +139,8 @@ Layout outermost_layout(const Layout& base, int dim) {
   return layout;
 }
 
-LayoutGeometry layout_geometry(const std::vector<int64_t>& shape, const Layout& layout, int64_t stick_elems, int64_t elem_bytes) {
+LayoutGeometry layout_geometry(const std::vector<int64_t>& shape, const Layout& layout, int64_t stick_elems,
+                               int64_t elem_bytes) {
   LayoutGeometry g;
   g.units.assign(shape.size(), 1);
   g.stride.assign(shape.size(), 0);

@@ -34,7 +34,8 @@ Layout permute_layout(const Layout& base, const std::vector<int>& perm);
 // Layout of a reshaped view of `base`, when the reshape can alias the same
 // bytes (split/merge of dims adjacent in memory, size-1 dims). nullopt when a
 // copy is needed. stick_elems: elements per stick of the dtype.
-std::optional<Layout> reshape_layout(const std::vector<int64_t>& from, const Layout& base, const std::vector<int64_t>& to, int64_t stick_elems);
+std::optional<Layout> reshape_layout(const std::vector<int64_t>& from, const Layout& base,
+                                     const std::vector<int64_t>& to, int64_t stick_elems);
 
 // Row-major order with `stick` as the stick: consecutive sticks of the last
 // dims sit next to each other (innermost first: the stick dim, then d(n-2) ... d0
@@ -52,7 +53,8 @@ struct LayoutGeometry {
   std::vector<int64_t> stride;
   int64_t bytes = 0;
 };
-LayoutGeometry layout_geometry(const std::vector<int64_t>& shape, const Layout& layout, int64_t stick_elems, int64_t elem_bytes);
+LayoutGeometry layout_geometry(const std::vector<int64_t>& shape, const Layout& layout, int64_t stick_elems,
+                               int64_t elem_bytes);
 
 // "[d1, d2(stick), d0]" for decisions printouts, innermost first.
 std::string describe_layout(const Layout& layout);

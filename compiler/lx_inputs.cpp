@@ -15,7 +15,9 @@ namespace spyre::compiler {
 
 namespace {
 
-int64_t aligned(int64_t size, int64_t alignment) { return alignment > 1 ? (size + alignment - 1) / alignment * alignment : size; }
+int64_t aligned(int64_t size, int64_t alignment) {
+  return alignment > 1 ? (size + alignment - 1) / alignment * alignment : size;
+}
 
 LxProblem read_pattern(const JsonNode& root, LxProblem p) {
   struct TensorInfo {
@@ -28,10 +30,12 @@ LxProblem read_pattern(const JsonNode& root, LxProblem p) {
     JsonNode t = list.element(i);
     const std::string name = t.at("name").as_string();
     const std::string kind = t.find("kind") ? t.at("kind").as_string() : "intermediate";
-    if (kind != "input" && kind != "output" && kind != "intermediate") t.at("kind").error("must be input, output or intermediate");
+    if (kind != "input" && kind != "output" && kind != "intermediate")
+      t.at("kind").error("must be input, output or intermediate");
     const int64_t size = t.at("size").as_int();
     if (size <= 0) t.at("size").error("must be positive");
-    if (!tensors.emplace(name, TensorInfo{aligned(size, p.alignment), kind}).second) t.at("name").error("tensor '" + name + "' listed twice");
+    if (!tensors.emplace(name, TensorInfo{aligned(size, p.alignment), kind}).second)
+      t.at("name").error("tensor '" + name + "' listed twice");
   }
   JsonNode ops = root.at("ops");
   std::map<std::string, int> current;  // tensor -> its live value (buffer index)
@@ -53,7 +57,8 @@ LxProblem read_pattern(const JsonNode& root, LxProblem p) {
         continue;
       }
       auto v = current.find(inputs.element(k).as_string());
-      if (v == current.end()) inputs.element(k).error("intermediate '" + inputs.element(k).as_string() + "' is read before any op writes it");
+      if (v == current.end())
+        inputs.element(k).error("intermediate '" + inputs.element(k).as_string() + "' is read before any op writes it");
       LxBuffer& b = p.buffers[static_cast<size_t>(v->second)];
       if (b.uses.back() != t) b.uses.push_back(t);
       b.upper = t + 1;
@@ -112,7 +117,8 @@ LxProblem read_buffer_list(const JsonNode& root, LxProblem p) {
     if (auto parents = node.find("in_place_parents")) {
       for (size_t k = 0; k < parents->size(); ++k) {
         JsonNode x = parents->element(k);
-        const std::string name = x.raw().is_string() ? x.as_string() : list.element(static_cast<size_t>(x.as_int())).at("name").as_string();
+        const std::string name =
+            x.raw().is_string() ? x.as_string() : list.element(static_cast<size_t>(x.as_int())).at("name").as_string();
         auto it = index.find(name);
         if (it == index.end()) x.error("no buffer named '" + name + "'");
         b.in_place_parents.push_back(it->second);
@@ -139,7 +145,8 @@ LxProblem read_csv(const std::string& path, LxProblem p) {
     if (column.empty()) {
       for (size_t c = 0; c < cells.size(); ++c) column[cells[c]] = static_cast<int>(c);
       for (const char* need : {"id", "lower", "upper", "size"}) {
-        if (!column.count(need)) fail(path, "line 1", std::string("no column '") + need + "' (expected id,lower,upper,size)");
+        if (!column.count(need))
+          fail(path, "line 1", std::string("no column '") + need + "' (expected id,lower,upper,size)");
       }
       continue;
     }
@@ -181,7 +188,8 @@ LxProblem read_lx_problem(const std::string& path, int64_t capacity, int64_t ali
       static const std::regex named(R"(.*\.(\d+)\.csv)");
       std::smatch m;
       const std::string file = std::filesystem::path(path).filename().string();
-      if (!std::regex_match(file, m, named)) fail(path, "--capacity", "give the capacity (the file name does not say it: NAME.CAPACITY.csv)");
+      if (!std::regex_match(file, m, named))
+        fail(path, "--capacity", "give the capacity (the file name does not say it: NAME.CAPACITY.csv)");
       p.capacity = std::stoll(m[1]);
     }
     return read_csv(path, p);

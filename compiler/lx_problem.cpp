@@ -8,7 +8,8 @@ namespace spyre::compiler {
 namespace {
 
 bool is_parent(const LxBuffer& child, int parent) {
-  return std::find(child.in_place_parents.begin(), child.in_place_parents.end(), parent) != child.in_place_parents.end();
+  return std::find(child.in_place_parents.begin(), child.in_place_parents.end(), parent) !=
+         child.in_place_parents.end();
 }
 
 }  // namespace
@@ -22,7 +23,8 @@ bool may_share(const LxProblem& p, int a, int b) {
 std::vector<std::string> validate_plan(const LxProblem& p, const LxPlan& plan) {
   std::vector<std::string> errors;
   if (plan.placements.size() != p.buffers.size()) {
-    errors.push_back("the plan has " + std::to_string(plan.placements.size()) + " entries for " + std::to_string(p.buffers.size()) + " buffers");
+    errors.push_back("the plan has " + std::to_string(plan.placements.size()) + " entries for " +
+                     std::to_string(p.buffers.size()) + " buffers");
     return errors;
   }
   struct Piece {
@@ -33,17 +35,25 @@ std::vector<std::string> validate_plan(const LxProblem& p, const LxPlan& plan) {
   for (size_t b = 0; b < p.buffers.size(); ++b) {
     const LxBuffer& buf = p.buffers[b];
     for (const auto& pl : plan.placements[b]) {
-      const std::string who = "buffer '" + buf.name + "' at " + std::to_string(pl.address) + " [" + std::to_string(pl.lower) + ", " + std::to_string(pl.upper) + ")";
-      if (pl.address < 0 || pl.address + buf.size > p.capacity) errors.push_back(who + " lies outside [0, " + std::to_string(p.capacity) + ")");
-      if (p.alignment > 0 && pl.address % p.alignment != 0) errors.push_back(who + " is not " + std::to_string(p.alignment) + "-byte aligned");
-      if (pl.lower < buf.lower || pl.upper > buf.upper || pl.lower >= pl.upper) errors.push_back(who + " is outside the buffer's life [" + std::to_string(buf.lower) + ", " + std::to_string(buf.upper) + ")");
+      const std::string who = "buffer '" + buf.name + "' at " + std::to_string(pl.address) + " [" +
+                              std::to_string(pl.lower) + ", " + std::to_string(pl.upper) + ")";
+      if (pl.address < 0 || pl.address + buf.size > p.capacity)
+        errors.push_back(who + " lies outside [0, " + std::to_string(p.capacity) + ")");
+      if (p.alignment > 0 && pl.address % p.alignment != 0)
+        errors.push_back(who + " is not " + std::to_string(p.alignment) + "-byte aligned");
+      if (pl.lower < buf.lower || pl.upper > buf.upper || pl.lower >= pl.upper)
+        errors.push_back(who + " is outside the buffer's life [" + std::to_string(buf.lower) + ", " +
+                         std::to_string(buf.upper) + ")");
       pieces.push_back({static_cast<int>(b), pl});
     }
     // A split buffer's pieces must not overlap each other in time.
     auto sorted = plan.placements[b];
-    std::sort(sorted.begin(), sorted.end(), [](const LxPlacement& x, const LxPlacement& y) { return x.lower < y.lower; });
+    std::sort(sorted.begin(), sorted.end(),
+              [](const LxPlacement& x, const LxPlacement& y) { return x.lower < y.lower; });
     for (size_t i = 1; i < sorted.size(); ++i) {
-      if (sorted[i].lower < sorted[i - 1].upper) errors.push_back("buffer '" + buf.name + "' has two placements live at step " + std::to_string(sorted[i].lower));
+      if (sorted[i].lower < sorted[i - 1].upper)
+        errors.push_back("buffer '" + buf.name + "' has two placements live at step " +
+                         std::to_string(sorted[i].lower));
     }
   }
   std::sort(pieces.begin(), pieces.end(), [](const Piece& x, const Piece& y) { return x.at.lower < y.at.lower; });
@@ -51,13 +61,15 @@ std::vector<std::string> validate_plan(const LxProblem& p, const LxPlan& plan) {
     for (size_t j = i + 1; j < pieces.size() && pieces[j].at.lower < pieces[i].at.upper; ++j) {
       const Piece &x = pieces[i], &y = pieces[j];
       if (x.buffer == y.buffer) continue;
-      const int64_t sx = p.buffers[static_cast<size_t>(x.buffer)].size, sy = p.buffers[static_cast<size_t>(y.buffer)].size;
+      const int64_t sx = p.buffers[static_cast<size_t>(x.buffer)].size,
+                    sy = p.buffers[static_cast<size_t>(y.buffer)].size;
       if (x.at.address >= y.at.address + sy || y.at.address >= x.at.address + sx) continue;
       // An in-place child takes over its parent's bytes at the op that hands them over.
       const int64_t overlap_lo = std::max(x.at.lower, y.at.lower), overlap_hi = std::min(x.at.upper, y.at.upper);
       if (may_share(p, x.buffer, y.buffer) && x.at.address == y.at.address && overlap_hi - overlap_lo == 1) continue;
-      errors.push_back("buffers '" + p.buffers[static_cast<size_t>(x.buffer)].name + "' and '" + p.buffers[static_cast<size_t>(y.buffer)].name +
-                       "' overlap in LX at step " + std::to_string(overlap_lo));
+      errors.push_back("buffers '" + p.buffers[static_cast<size_t>(x.buffer)].name + "' and '" +
+                       p.buffers[static_cast<size_t>(y.buffer)].name + "' overlap in LX at step " +
+                       std::to_string(overlap_lo));
     }
   }
   return errors;
@@ -112,7 +124,8 @@ int64_t split_traffic(const LxBuffer& buffer, const std::vector<LxPlacement>& pl
   }
   // Produced in LX but read later from HBM or reloaded: stored before it leaves.
   if (producer != nullptr && !buffer.first_use_is_read) {
-    const bool needed_after = std::any_of(buffer.uses.begin(), buffer.uses.end(), [&](int64_t t) { return t >= producer->upper; });
+    const bool needed_after =
+        std::any_of(buffer.uses.begin(), buffer.uses.end(), [&](int64_t t) { return t >= producer->upper; });
     if (needed_after) bytes += buffer.size;
   }
   return bytes;

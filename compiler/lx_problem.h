@@ -50,10 +50,10 @@ struct LxPlan {
   // Per buffer: its placements (empty: it stays in HBM). Without live-range
   // splitting a placed buffer has one placement covering its whole life.
   std::vector<std::vector<LxPlacement>> placements;
-  int64_t spill_bytes = 0;   // HBM traffic the plan adds: stores and reloads of split buffers
+  int64_t spill_bytes = 0;  // HBM traffic the plan adds: stores and reloads of split buffers
   double solve_ms = 0;
-  bool complete = true;      // false when a search stopped at its limit before proving its answer
-  std::string note;          // the solver's remark on how it got the plan
+  bool complete = true;  // false when a search stopped at its limit before proving its answer
+  std::string note;      // the solver's remark on how it got the plan
 };
 
 // Two buffers may share LX bytes at the same time only as an in-place pair:

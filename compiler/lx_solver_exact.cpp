@@ -37,12 +37,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
-#include <thread>
 #include <chrono>
+#include <mutex>
 #include <numeric>
 #include <queue>
 #include <random>
+#include <thread>
 #include <unordered_set>
 
 #include "compiler/lx_solver.h"
@@ -60,7 +60,8 @@ struct Budget {
   bool exhausted = false;
   bool spend() {
     if (exhausted) return false;
-    if (++nodes > node_limit || ((nodes & 255) == 0 && (Clock::now() > deadline || (stop && stop->load())))) exhausted = true;
+    if (++nodes > node_limit || ((nodes & 255) == 0 && (Clock::now() > deadline || (stop && stop->load()))))
+      exhausted = true;
     return !exhausted;
   }
 };
@@ -98,11 +99,13 @@ class Packer {
     for (size_t i = 0; i < n; ++i) local[static_cast<size_t>(ids_[i])] = static_cast<int>(i);
     for (size_t i = 0; i < n; ++i) {
       for (int parent : buf(ids_[i]).in_place_parents) {
-        if (local[static_cast<size_t>(parent)] >= 0 && may_share(p, parent, ids_[i])) parents_[i].push_back(local[static_cast<size_t>(parent)]);
+        if (local[static_cast<size_t>(parent)] >= 0 && may_share(p, parent, ids_[i]))
+          parents_[i].push_back(local[static_cast<size_t>(parent)]);
       }
     }
     for (size_t i = 0; i < n; ++i) {
-      for (int s = own_first(static_cast<int>(i)); s < last_[i]; ++s) remaining_[static_cast<size_t>(s)] += size(static_cast<int>(i));
+      for (int s = own_first(static_cast<int>(i)); s < last_[i]; ++s)
+        remaining_[static_cast<size_t>(s)] += size(static_cast<int>(i));
     }
     overlaps_.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -143,7 +146,10 @@ class Packer {
   const LxBuffer& buf(int b) const { return p_.buffers[static_cast<size_t>(b)]; }
   int64_t size(int i) const { return buf(ids_[static_cast<size_t>(i)]).size; }
   // An in-place child may need no room of its own in the section it shares.
-  int own_first(int i) const { return parents_[static_cast<size_t>(i)].empty() ? first_[static_cast<size_t>(i)] : first_[static_cast<size_t>(i)] + 1; }
+  int own_first(int i) const {
+    return parents_[static_cast<size_t>(i)].empty() ? first_[static_cast<size_t>(i)]
+                                                    : first_[static_cast<size_t>(i)] + 1;
+  }
   bool placed(int i) const { return address_[static_cast<size_t>(i)] >= 0; }
 
   // Ranks `members` by the static order's keys, with totals as they are now
@@ -154,18 +160,25 @@ class Packer {
     std::vector<int64_t> total(members.size(), 0);
     for (size_t k = 0; k < members.size(); ++k) {
       const int i = members[k];
-      for (int s = first_[static_cast<size_t>(i)]; s < last_[static_cast<size_t>(i)]; ++s) total[k] = std::max(total[k], remaining_[static_cast<size_t>(s)]);
+      for (int s = first_[static_cast<size_t>(i)]; s < last_[static_cast<size_t>(i)]; ++s)
+        total[k] = std::max(total[k], remaining_[static_cast<size_t>(s)]);
     }
     auto key = [&](size_t k, char c) -> int64_t {
       const int i = members[k];
       const LxBuffer& b = buf(ids_[static_cast<size_t>(i)]);
       switch (c) {
-        case 'T': return total[k];
-        case 'A': return size(i) * (b.upper - b.lower);
-        case 'Z': return size(i);
-        case 'C': return last_[static_cast<size_t>(i)] - first_[static_cast<size_t>(i)];
-        case 'O': return static_cast<int64_t>(overlaps_[static_cast<size_t>(i)].size());
-        default: return b.upper - b.lower;  // W
+        case 'T':
+          return total[k];
+        case 'A':
+          return size(i) * (b.upper - b.lower);
+        case 'Z':
+          return size(i);
+        case 'C':
+          return last_[static_cast<size_t>(i)] - first_[static_cast<size_t>(i)];
+        case 'O':
+          return static_cast<int64_t>(overlaps_[static_cast<size_t>(i)].size());
+        default:
+          return b.upper - b.lower;  // W
       }
     };
     std::vector<size_t> by(members.size());
@@ -218,10 +231,13 @@ class Packer {
       const Undo& undo = trail_.back();
       const int i = undo.buffer;
       for (int s = own_first(i); s < last_[static_cast<size_t>(i)]; ++s) remaining_[static_cast<size_t>(s)] += size(i);
-      for (auto it = undo.floors.rbegin(); it != undo.floors.rend(); ++it) floor_[static_cast<size_t>(it->first)] = it->second;
-      for (auto it = undo.bases.rbegin(); it != undo.bases.rend(); ++it) base_[static_cast<size_t>(it->first)] = it->second;
+      for (auto it = undo.floors.rbegin(); it != undo.floors.rend(); ++it)
+        floor_[static_cast<size_t>(it->first)] = it->second;
+      for (auto it = undo.bases.rbegin(); it != undo.bases.rend(); ++it)
+        base_[static_cast<size_t>(it->first)] = it->second;
       for (int j : overlaps_[static_cast<size_t>(i)]) ++unplaced_overlaps_[static_cast<size_t>(j)];
-      for (int s = first_[static_cast<size_t>(i)]; s + 1 < last_[static_cast<size_t>(i)]; ++s) ++cuts_[static_cast<size_t>(s)];
+      for (int s = first_[static_cast<size_t>(i)]; s + 1 < last_[static_cast<size_t>(i)]; ++s)
+        ++cuts_[static_cast<size_t>(s)];
       address_[static_cast<size_t>(i)] = -1;
       trail_.pop_back();
     }
@@ -230,7 +246,8 @@ class Packer {
   // Groups of buffers with overlapping lives (connected by overlap).
   std::vector<std::vector<int>> components(const std::vector<int>& left) const {
     std::vector<int> by_start = left;
-    std::sort(by_start.begin(), by_start.end(), [&](int a, int b) { return first_[static_cast<size_t>(a)] < first_[static_cast<size_t>(b)]; });
+    std::sort(by_start.begin(), by_start.end(),
+              [&](int a, int b) { return first_[static_cast<size_t>(a)] < first_[static_cast<size_t>(b)]; });
     std::vector<std::vector<int>> groups;
     int reach = -1;
     for (int i : by_start) {
@@ -245,15 +262,17 @@ class Packer {
   // over their sections, the last address and (for the symmetry rule) the
   // rank of the last buffer placed.
   uint64_t state_key(const std::vector<int>& left, int64_t last_address, int last_placed) const {
-    uint64_t h = (static_cast<uint64_t>(last_address) * 0x9E3779B97F4A7C15ULL) ^ ranking_id_ ^
-                 (static_cast<uint64_t>(last_placed < 0 ? -1 : rank_[static_cast<size_t>(last_placed)]) * 0xC2B2AE3D27D4EB4FULL);
+    uint64_t h =
+        (static_cast<uint64_t>(last_address) * 0x9E3779B97F4A7C15ULL) ^ ranking_id_ ^
+        (static_cast<uint64_t>(last_placed < 0 ? -1 : rank_[static_cast<size_t>(last_placed)]) * 0xC2B2AE3D27D4EB4FULL);
     int lo = INT32_MAX, hi = -1;
     for (int i : left) {
       h ^= zobrist_[static_cast<size_t>(i)];
       lo = std::min(lo, first_[static_cast<size_t>(i)]);
       hi = std::max(hi, last_[static_cast<size_t>(i)]);
     }
-    for (int s = lo; s < hi; ++s) h ^= section_key_[static_cast<size_t>(s)] * static_cast<uint64_t>(floor_[static_cast<size_t>(s)] + 1);
+    for (int s = lo; s < hi; ++s)
+      h ^= section_key_[static_cast<size_t>(s)] * static_cast<uint64_t>(floor_[static_cast<size_t>(s)] + 1);
     return h;
   }
 
@@ -266,7 +285,8 @@ class Packer {
       const int64_t pa = address_[static_cast<size_t>(parent)];
       if (pa < 0) continue;
       bool clear = true;
-      for (int s = first_[static_cast<size_t>(i)] + 1; s < last_[static_cast<size_t>(i)] && clear; ++s) clear = floor_[static_cast<size_t>(s)] <= pa;
+      for (int s = first_[static_cast<size_t>(i)] + 1; s < last_[static_cast<size_t>(i)] && clear; ++s)
+        clear = floor_[static_cast<size_t>(s)] <= pa;
       if (clear && pa + size(i) <= capacity_) return pa;
     }
     return -1;
@@ -284,7 +304,8 @@ class Packer {
       int64_t at = std::max(base_[static_cast<size_t>(i)], last_address);
       const int64_t in_place = in_place_address(i);  // on its parent: below the canonical order
       if (in_place >= 0) at = std::min(at, in_place);
-      for (int s = own_first(i); s < last_[static_cast<size_t>(i)]; ++s) low_[static_cast<size_t>(s)] = std::min(low_[static_cast<size_t>(s)], at);
+      for (int s = own_first(i); s < last_[static_cast<size_t>(i)]; ++s)
+        low_[static_cast<size_t>(s)] = std::min(low_[static_cast<size_t>(s)], at);
     }
     for (int s = lo; s < hi; ++s) {
       if (remaining_[static_cast<size_t>(s)] == 0) continue;
@@ -377,7 +398,9 @@ class Packer {
       }
       if (c.at >= lowest_top) break;
       // Buffers at one address (necessarily with disjoint lives) go in rank order.
-      if (last_placed >= 0 && c.at == last_address && rank_[static_cast<size_t>(c.i)] < rank_[static_cast<size_t>(last_placed)]) continue;
+      if (last_placed >= 0 && c.at == last_address &&
+          rank_[static_cast<size_t>(c.i)] < rank_[static_cast<size_t>(last_placed)])
+        continue;
       const size_t height = trail_.size();
       place(c.i, c.at);
       rest.clear();
@@ -414,7 +437,8 @@ class Packer {
 // limit that doubles every round (a search that runs long under one order
 // often ends at once under another). Two threads split the portfolio; the
 // first answer — a packing, or a proof that none exists — stops both.
-bool pack(const LxProblem& p, const std::vector<int>& subset, int64_t capacity, Budget& budget, std::vector<int64_t>& address) {
+bool pack(const LxProblem& p, const std::vector<int>& subset, int64_t capacity, Budget& budget,
+          std::vector<int64_t>& address) {
   struct Shared {
     std::atomic<bool> done{false};
     std::atomic<int64_t> nodes{0};
@@ -524,7 +548,8 @@ std::vector<Split> splittable(const LxProblem& p) {
       const int64_t gap = buf.uses[u] - buf.uses[u - 1] - 1;  // steps with no use
       if (gap < 1) continue;
       int64_t pressure = 0;  // everything live in the stretch, this buffer included
-      for (int64_t t = buf.uses[u - 1] + 1; t < buf.uses[u]; ++t) pressure = std::max(pressure, live[static_cast<size_t>(t - t0)]);
+      for (int64_t t = buf.uses[u - 1] + 1; t < buf.uses[u]; ++t)
+        pressure = std::max(pressure, live[static_cast<size_t>(t - t0)]);
       if (pressure > best_pressure || (pressure == best_pressure && cut != 0 && gap > best_gap)) {
         best_pressure = pressure;
         best_gap = gap;
@@ -601,7 +626,8 @@ class ExactSolver : public LxSolver {
 
   // The plan for the problem with the switched-on cuts, mapped back onto the
   // whole buffers, with its spill traffic.
-  LxPlan solve_cut(const LxProblem& p, const std::vector<Split>& splits, const std::vector<bool>& cut_on, Budget& budget) const {
+  LxPlan solve_cut(const LxProblem& p, const std::vector<Split>& splits, const std::vector<bool>& cut_on,
+                   Budget& budget) const {
     LxProblem cut = p;
     cut.buffers.clear();
     std::vector<int> origin;  // per cut buffer: the whole buffer it is (part of)
@@ -616,7 +642,8 @@ class ExactSolver : public LxSolver {
         cut.buffers.push_back(p.buffers[b]);
         origin.push_back(static_cast<int>(b));
       } else {
-        for (const LxBuffer* part : {&splits[static_cast<size_t>(split_of[b])].first, &splits[static_cast<size_t>(split_of[b])].second}) {
+        for (const LxBuffer* part :
+             {&splits[static_cast<size_t>(split_of[b])].first, &splits[static_cast<size_t>(split_of[b])].second}) {
           cut.buffers.push_back(*part);
           origin.push_back(static_cast<int>(b));
         }
@@ -644,14 +671,16 @@ class ExactSolver : public LxSolver {
       merged.placements[b] = {{pls[0].address, pls[0].lower, pls[1].upper}};
       if (validate_plan(p, merged).empty()) mapped = std::move(merged);
     }
-    for (size_t b = 0; b < p.buffers.size(); ++b) mapped.spill_bytes += split_traffic(p.buffers[b], mapped.placements[b]);
+    for (size_t b = 0; b < p.buffers.size(); ++b)
+      mapped.spill_bytes += split_traffic(p.buffers[b], mapped.placements[b]);
     return mapped;
   }
 
   // Strip packing: pack at the capacity if possible (the question benchmarks
   // ask); otherwise, or when asked to minimize, bisect for the lowest height
   // between the live-bytes bound and a best-fit packing's height.
-  LxPlan lowest_height(const LxProblem& p, const std::vector<int>& all, const LxSolveOptions& options, Budget& budget) const {
+  LxPlan lowest_height(const LxProblem& p, const std::vector<int>& all, const LxSolveOptions& options,
+                       Budget& budget) const {
     LxPlan best = make_fit_solver(true)->solve(p, options);
     best.note = "best-fit packing";
     int64_t hi = peak_address(best, p);
@@ -695,7 +724,9 @@ class ExactSolver : public LxSolver {
     for (int b : all) {
       if (p.buffers[static_cast<size_t>(b)].size <= p.capacity) order.push_back(b);
     }
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return p.buffers[static_cast<size_t>(a)].hbm_bytes_saved() < p.buffers[static_cast<size_t>(b)].hbm_bytes_saved(); });
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      return p.buffers[static_cast<size_t>(a)].hbm_bytes_saved() < p.buffers[static_cast<size_t>(b)].hbm_bytes_saved();
+    });
     struct DropSet {
       int64_t cost;
       std::vector<int> positions;  // into order, ascending
@@ -718,7 +749,8 @@ class ExactSolver : public LxSolver {
         LxProblem sub = p;
         sub.buffers.clear();
         for (int b : keep) sub.buffers.push_back(p.buffers[static_cast<size_t>(b)]);
-        if ((peak_live_bytes(sub) <= p.capacity || has_in_place_pairs(p)) && pack(p, keep, p.capacity, budget, address)) return plan_from(p, address);
+        if ((peak_live_bytes(sub) <= p.capacity || has_in_place_pairs(p)) && pack(p, keep, p.capacity, budget, address))
+          return plan_from(p, address);
       }
       const int next = d.positions.empty() ? 0 : d.positions.back() + 1;
       for (int pos = next; pos < static_cast<int>(order.size()) && queue.size() < 200000; ++pos) {

@@ -63,7 +63,8 @@ class FitSolver : public LxSolver {
       for (const Gap& g : candidates) {
         if (g.end - g.begin < buf.size) continue;
         const int64_t left = g.end - g.begin - buf.size;
-        const bool better = chosen < 0 || (best_ ? left < remainder || (left == remainder && g.begin < chosen) : g.begin < chosen);
+        const bool better =
+            chosen < 0 || (best_ ? left < remainder || (left == remainder && g.begin < chosen) : g.begin < chosen);
         if (better) {
           chosen = g.begin;
           remainder = left;

@@ -106,7 +106,8 @@ class GreedySolver : public LxSolver {
         if (at < 0) continue;  // stays in HBM
         address[static_cast<size_t>(b)] = at;
         live[at] = {at + size, b};
-        plan.placements[static_cast<size_t>(b)].push_back({at, p.buffers[static_cast<size_t>(b)].lower, p.buffers[static_cast<size_t>(b)].upper});
+        plan.placements[static_cast<size_t>(b)].push_back(
+            {at, p.buffers[static_cast<size_t>(b)].lower, p.buffers[static_cast<size_t>(b)].upper});
       }
     }
     return plan;

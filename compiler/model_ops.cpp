@@ -109,7 +109,8 @@ std::vector<std::string> pointwise_op_names() {
 
 int normalize_dim(int64_t dim, size_t rank, const std::string& where) {
   const int64_t r = static_cast<int64_t>(rank);
-  if (dim < -r || dim >= r) fail("", where, "dim " + std::to_string(dim) + " is out of range for rank " + std::to_string(rank));
+  if (dim < -r || dim >= r)
+    fail("", where, "dim " + std::to_string(dim) + " is out of range for rank " + std::to_string(rank));
   return static_cast<int>(dim < 0 ? dim + r : dim);
 }
 
@@ -150,12 +151,14 @@ std::vector<int> reduction_dims(const Json& attrs, size_t rank, const std::strin
     fail("", where, "attribute 'dim' must be an integer or a list of integers");
   }
   std::sort(dims.begin(), dims.end());
-  if (std::adjacent_find(dims.begin(), dims.end()) != dims.end()) fail("", where, "attribute 'dim' repeats a dimension");
+  if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
+    fail("", where, "attribute 'dim' repeats a dimension");
   return dims;
 }
 
 Shape reshape_target(const Shape& from, const Json& attrs, const std::string& where) {
-  if (!attrs.contains("shape") || !attrs["shape"].is_array()) fail("", where, "reshape needs attribute 'shape' (a list)");
+  if (!attrs.contains("shape") || !attrs["shape"].is_array())
+    fail("", where, "reshape needs attribute 'shape' (a list)");
   Shape to;
   int infer = -1;
   int64_t known = 1;
@@ -178,7 +181,8 @@ Shape reshape_target(const Shape& from, const Json& attrs, const std::string& wh
     to[static_cast<size_t>(infer)] = total / known;
   }
   if (std::accumulate(to.begin(), to.end(), int64_t{1}, std::multiplies<>()) != total) {
-    fail("", where, "cannot reshape " + shape_str(from) + " (" + std::to_string(total) + " elements) to " + shape_str(to));
+    fail("", where,
+         "cannot reshape " + shape_str(from) + " (" + std::to_string(total) + " elements) to " + shape_str(to));
   }
   return to;
 }
@@ -217,12 +221,15 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       return broadcast_shapes(in, where);
     case K::Reduction: {
       const auto dims = reduction_dims(attrs, in[0].size(), where);
-      if (dims.size() != 1) fail("", where, "reductions over several dims at once are not supported; reduce one dim at a time");
+      if (dims.size() != 1)
+        fail("", where, "reductions over several dims at once are not supported; reduce one dim at a time");
       const bool keep = attrs.value("keepdim", false);
       Shape out;
       for (size_t i = 0; i < in[0].size(); ++i) {
-        if (static_cast<int>(i) != dims[0]) out.push_back(in[0][i]);
-        else if (keep) out.push_back(1);
+        if (static_cast<int>(i) != dims[0])
+          out.push_back(in[0][i]);
+        else if (keep)
+          out.push_back(1);
       }
       if (out.empty()) out.push_back(1);
       return out;
@@ -233,14 +240,18 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
     case K::LayerNorm:
     case K::RmsNorm:
       for (size_t i = 1; i < in.size(); ++i) {
-        if (in[i] != Shape{in[0].back()}) fail("", where, "weight and bias must have shape (" + std::to_string(in[0].back()) + ",), got " + shape_str(in[i]));
+        if (in[i] != Shape{in[0].back()})
+          fail("", where,
+               "weight and bias must have shape (" + std::to_string(in[0].back()) + ",), got " + shape_str(in[i]));
       }
       return in[0];
     case K::Matmul: {
       const Shape &a = in[0], &b = in[1];
-      if (a.size() < 2 || b.size() < 2) fail("", where, "matmul operands need at least 2 dimensions, got " + shape_str(a) + " and " + shape_str(b));
+      if (a.size() < 2 || b.size() < 2)
+        fail("", where, "matmul operands need at least 2 dimensions, got " + shape_str(a) + " and " + shape_str(b));
       if (op.name == "bmm" && (a.size() != 3 || b.size() != 3)) fail("", where, "bmm takes two 3-dimensional tensors");
-      if (a.back() != b[b.size() - 2]) fail("", where, "matmul inner dimensions differ: " + shape_str(a) + " @ " + shape_str(b));
+      if (a.back() != b[b.size() - 2])
+        fail("", where, "matmul inner dimensions differ: " + shape_str(a) + " @ " + shape_str(b));
       Shape batch = broadcast_shapes({Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2)}, where);
       batch.push_back(a[a.size() - 2]);
       batch.push_back(b.back());
@@ -248,8 +259,10 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
     }
     case K::Linear: {
       const Shape &x = in[0], &w = in[1];
-      if (w.size() != 2 || w[1] != x.back()) fail("", where, "linear weight must be (out_features, " + std::to_string(x.back()) + "), got " + shape_str(w));
-      if (in.size() == 3 && in[2] != Shape{w[0]}) fail("", where, "linear bias must be (" + std::to_string(w[0]) + ",), got " + shape_str(in[2]));
+      if (w.size() != 2 || w[1] != x.back())
+        fail("", where, "linear weight must be (out_features, " + std::to_string(x.back()) + "), got " + shape_str(w));
+      if (in.size() == 3 && in[2] != Shape{w[0]})
+        fail("", where, "linear bias must be (" + std::to_string(w[0]) + ",), got " + shape_str(in[2]));
       Shape out = x;
       out.back() = w[0];
       return out;
@@ -257,17 +270,24 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
     case K::SwigluMlp: {
       const Shape &x = in[0], &wg = in[1], &wu = in[2], &wd = in[3];
       const int64_t e = x.back();
-      if (wg.size() != 2 || wg[1] != e || wu != wg) fail("", where, "gate and up weights must both be (hidden, " + std::to_string(e) + ")");
-      if (wd != Shape{e, wg[0]}) fail("", where, "down weight must be (" + std::to_string(e) + ", " + std::to_string(wg[0]) + ")");
+      if (wg.size() != 2 || wg[1] != e || wu != wg)
+        fail("", where, "gate and up weights must both be (hidden, " + std::to_string(e) + ")");
+      if (wd != Shape{e, wg[0]})
+        fail("", where, "down weight must be (" + std::to_string(e) + ", " + std::to_string(wg[0]) + ")");
       return x;
     }
     case K::Attention: {
       const Shape &q = in[0], &k = in[1], &v = in[2];
-      if (q.size() < 3 || k.size() != q.size() || v.size() != q.size()) fail("", where, "q, k, v must be (..., heads, seq, head_dim) of one rank");
+      if (q.size() < 3 || k.size() != q.size() || v.size() != q.size())
+        fail("", where, "q, k, v must be (..., heads, seq, head_dim) of one rank");
       const size_t r = q.size();
       if (k[r - 1] != q[r - 1]) fail("", where, "q and k head dims differ");
-      if (v[r - 2] != k[r - 2] || v[r - 3] != k[r - 3]) fail("", where, "k and v must have the same heads and sequence length");
-      if (q[r - 3] % k[r - 3] != 0) fail("", where, "query heads (" + std::to_string(q[r - 3]) + ") must be a multiple of key/value heads (" + std::to_string(k[r - 3]) + ")");
+      if (v[r - 2] != k[r - 2] || v[r - 3] != k[r - 3])
+        fail("", where, "k and v must have the same heads and sequence length");
+      if (q[r - 3] % k[r - 3] != 0)
+        fail("", where,
+             "query heads (" + std::to_string(q[r - 3]) + ") must be a multiple of key/value heads (" +
+                 std::to_string(k[r - 3]) + ")");
       for (size_t i = 0; i + 3 < r; ++i) {
         if (q[i] != k[i] || q[i] != v[i]) fail("", where, "q, k, v batch dims differ");
       }
@@ -292,7 +312,9 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       }
       if (op.name == "squeeze") {
         const int d = normalize_dim(int_attr(attrs, "dim", where), x.size(), where);
-        if (x[static_cast<size_t>(d)] != 1) fail("", where, "squeeze of dim " + std::to_string(d) + " of size " + std::to_string(x[static_cast<size_t>(d)]));
+        if (x[static_cast<size_t>(d)] != 1)
+          fail("", where,
+               "squeeze of dim " + std::to_string(d) + " of size " + std::to_string(x[static_cast<size_t>(d)]));
         if (x.size() == 1) fail("", where, "cannot squeeze the only dimension");
         Shape out = x;
         out.erase(out.begin() + d);
@@ -302,7 +324,9 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       const int d = normalize_dim(int_attr(attrs, "dim", where), x.size(), where);
       const int64_t start = int_attr(attrs, "start", where), end = int_attr(attrs, "end", where);
       if (start < 0 || end > x[static_cast<size_t>(d)] || start >= end) {
-        fail("", where, "slice [" + std::to_string(start) + ", " + std::to_string(end) + ") of a dimension of size " + std::to_string(x[static_cast<size_t>(d)]));
+        fail("", where,
+             "slice [" + std::to_string(start) + ", " + std::to_string(end) + ") of a dimension of size " +
+                 std::to_string(x[static_cast<size_t>(d)]));
       }
       Shape out = x;
       out[static_cast<size_t>(d)] = end - start;

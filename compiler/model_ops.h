@@ -13,7 +13,20 @@
 
 namespace spyre::compiler {
 
-enum class ModelOpKind { Unary, Binary, Where, Reduction, Softmax, LayerNorm, RmsNorm, Matmul, Linear, SwigluMlp, Attention, View };
+enum class ModelOpKind {
+  Unary,
+  Binary,
+  Where,
+  Reduction,
+  Softmax,
+  LayerNorm,
+  RmsNorm,
+  Matmul,
+  Linear,
+  SwigluMlp,
+  Attention,
+  View
+};
 
 struct ModelOp {
   std::string name;
@@ -34,8 +47,9 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& inputs, const Jso
 // Helpers shared with decomposition and the evaluator.
 Shape broadcast_shapes(const std::vector<Shape>& shapes, const std::string& where);
 int normalize_dim(int64_t dim, size_t rank, const std::string& where);
-std::vector<int> reduction_dims(const Json& attrs, size_t rank, const std::string& where);  // "dim": int or list; absent: all
-Shape reshape_target(const Shape& from, const Json& attrs, const std::string& where);     // resolves one -1
+std::vector<int> reduction_dims(const Json& attrs, size_t rank,
+                                const std::string& where);  // "dim": int or list; absent: all
+Shape reshape_target(const Shape& from, const Json& attrs, const std::string& where);  // resolves one -1
 std::vector<int> view_permutation(const Json& attrs, const std::string& op, size_t rank, const std::string& where);
 
 }  // namespace spyre::compiler

@@ -54,7 +54,8 @@ class Decomposer {
   int constant(float value, DType dtype) {
     for (size_t i = 0; i < out_.tensors.size(); ++i) {
       const Tensor& t = out_.tensors[i];
-      if (t.role == Role::Constant && t.value == value && t.dtype == dtype && t.shape == Shape{1}) return static_cast<int>(i);
+      if (t.role == Role::Constant && t.value == value && t.dtype == dtype && t.shape == Shape{1})
+        return static_cast<int>(i);
     }
     Tensor t;
     t.name = out_.unique_name("const." + format_value(value));
@@ -82,8 +83,8 @@ class Decomposer {
   }
 
   // A device op writing a new intermediate, or `into` (the model op's output).
-  int device_op(const std::string& type, const std::vector<int>& inputs, const std::string& suffix, const Shape& s, Json attrs = Json::object(),
-                int into = -1) {
+  int device_op(const std::string& type, const std::vector<int>& inputs, const std::string& suffix, const Shape& s,
+                Json attrs = Json::object(), int into = -1) {
     const int t = into >= 0 ? into : temp(suffix, s, tensor(inputs[0]).dtype);
     emit(type, inputs, t, std::move(attrs));
     return t;
@@ -115,7 +116,8 @@ class Decomposer {
   }
 
   // A reduction over one dim, output kept at size 1.
-  int reduce(const std::string& type, int in, int dim, const std::string& suffix, Json constants = Json::object(), int into = -1) {
+  int reduce(const std::string& type, int in, int dim, const std::string& suffix,
+             const Json& constants = Json::object(), int into = -1) {
     Json attrs = {{"dim", dim}};
     if (!constants.empty()) attrs["constants"] = constants;
     return device_op(type, {in}, suffix, keep_dim(shape(in), dim), attrs, into);
@@ -150,7 +152,8 @@ class Decomposer {
     const int last = static_cast<int>(shape(x).size()) - 1;
     const float n = static_cast<float>(shape(x).back());
     const int stats = reduce(center ? "exx2" : "exx2_zeromean", x, last, "stats", {{"exx2scale", 1.0f / n}});
-    const int rstd = device_op("layernormscale", {stats}, "rstd", shape(stats), {{"constants", {{"eps", eps}}}, {"iteration_shape", shape(x)}});
+    const int rstd = device_op("layernormscale", {stats}, "rstd", shape(stats),
+                               {{"constants", {{"eps", eps}}}, {"iteration_shape", shape(x)}});
     std::vector<int> ins = {x, stats, rstd};
     if (weight >= 0 || bias >= 0) ins.push_back(weight >= 0 ? weight : constant(1.0f, tensor(x).dtype));
     if (bias >= 0) ins.push_back(bias);
@@ -195,7 +198,9 @@ class Decomposer {
     const DType dtype = tensor(op.inputs[0]).dtype;
     for (int t : op.inputs) {
       if (tensor(t).dtype != dtype) {
-        fail("", origin_, "mixes " + std::string(dtype_name(dtype)) + " and " + dtype_name(tensor(t).dtype) + " operands; give every operand one dtype");
+        fail("", origin_,
+             "mixes " + std::string(dtype_name(dtype)) + " and " + dtype_name(tensor(t).dtype) +
+                 " operands; give every operand one dtype");
       }
     }
     out_.tensors[static_cast<size_t>(out)].dtype = dtype;
@@ -204,8 +209,11 @@ class Decomposer {
     switch (m->kind) {
       case ModelOpKind::Unary: {
         Json attrs = Json::object();
-        if (op.type == "clamp") attrs["constants"] = {{"clipMin", a.value("min", -INFINITY)}, {"clipMax", a.value("max", INFINITY)}};
-        if (op.type == "softplus") attrs["constants"] = {{"softplusBeta", a.value("beta", 1.0f)}, {"softplusThresh", a.value("threshold", 20.0f)}};
+        if (op.type == "clamp")
+          attrs["constants"] = {{"clipMin", a.value("min", -INFINITY)}, {"clipMax", a.value("max", INFINITY)}};
+        if (op.type == "softplus")
+          attrs["constants"] = {{"softplusBeta", a.value("beta", 1.0f)},
+                                {"softplusThresh", a.value("threshold", 20.0f)}};
         emit(m->device_op, {in[0]}, out, attrs);
         return;
       }
@@ -219,9 +227,11 @@ class Decomposer {
         return;
       case ModelOpKind::Reduction: {
         const int dim = reduction_dims(a, shape(in[0]).size(), origin_)[0];
-        static const std::map<std::string, std::string> device = {{"sum", "sum"}, {"mean", "mean"}, {"amax", "max"}, {"amin", "min"}};
+        static const std::map<std::string, std::string> device = {
+            {"sum", "sum"}, {"mean", "mean"}, {"amax", "max"}, {"amin", "min"}};
         Json constants = Json::object();
-        if (op.type == "mean") constants["scaling_factor"] = 1.0f / static_cast<float>(shape(in[0])[static_cast<size_t>(dim)]);
+        if (op.type == "mean")
+          constants["scaling_factor"] = 1.0f / static_cast<float>(shape(in[0])[static_cast<size_t>(dim)]);
         const bool keep = a.value("keepdim", false);
         if (keep) {
           reduce(device.at(op.type), in[0], dim, "kept", constants, out);

@@ -73,7 +73,8 @@ class LayoutPass {
       if (in.shape[static_cast<size_t>(*after)] != 1) return std::nullopt;
     }
     if (dim == base.stick) {
-      const int64_t se = stick_elems(in.dtype), start = op.attrs.at("start").get<int64_t>(), end = op.attrs.at("end").get<int64_t>();
+      const int64_t se = stick_elems(in.dtype), start = op.attrs.at("start").get<int64_t>(),
+                    end = op.attrs.at("end").get<int64_t>();
       if (start % se != 0 || (end % se != 0 && end != in.shape[static_cast<size_t>(dim)])) return std::nullopt;
     }
     return base;
@@ -98,7 +99,8 @@ class LayoutPass {
       const int out = op.outputs[0];
       if (is_view_op(op.type)) {
         if (hint_[static_cast<size_t>(out)]) {
-          if (auto base = inverse_view(op, *hint_[static_cast<size_t>(out)])) hint_[static_cast<size_t>(op.inputs[0])] = base;
+          if (auto base = inverse_view(op, *hint_[static_cast<size_t>(out)]))
+            hint_[static_cast<size_t>(op.inputs[0])] = base;
         }
         continue;
       }
@@ -145,7 +147,8 @@ class LayoutPass {
         return;
       }
     }
-    fail("", g_.describe(op), "no device layout of '" + tensor(op.inputs[0]).name + "' lets this " + op.type + " read the same bytes");
+    fail("", g_.describe(op),
+         "no device layout of '" + tensor(op.inputs[0]).name + "' lets this " + op.type + " read the same bytes");
   }
 
   // Makes input `i` of op `o` stick along its dim `dim`; returns its layout.
@@ -154,7 +157,7 @@ class LayoutPass {
     const Tensor& in = tensor(t);
     if (in.layout.stick == dim) return in.layout;
     const auto& hint = hint_[static_cast<size_t>(t)];
-    const Layout target = hint && hint->stick == dim ? *hint : layout_with_stick(in.shape, dim);
+    Layout target = hint && hint->stick == dim ? *hint : layout_with_stick(in.shape, dim);
     copies_.push_back({o, static_cast<int>(i), target});
     return target;
   }
@@ -203,7 +206,8 @@ class LayoutPass {
         const Tensor& in = tensor(op.inputs[i]);
         const int j = s - static_cast<int>(n - in.shape.size());
         if (j < 0) continue;  // lacks S: its stick spans nothing (checked by stick_fits)
-        const bool trivially = in.shape[static_cast<size_t>(in.layout.stick)] == 1 && in.shape[static_cast<size_t>(j)] == 1;
+        const bool trivially =
+            in.shape[static_cast<size_t>(in.layout.stick)] == 1 && in.shape[static_cast<size_t>(j)] == 1;
         const Layout l = trivially ? in.layout : require_stick(o, i, j);
         if (!full_shape_input && in.shape == out.shape) full_shape_input = l;
       }
@@ -221,7 +225,8 @@ class LayoutPass {
   bool stick_fits(const Op& op, int s, size_t n) {
     for (int t : op.inputs) {
       const Tensor& in = tensor(t);
-      if (s - static_cast<int>(n - in.shape.size()) < 0 && in.shape[static_cast<size_t>(in.layout.stick)] != 1) return false;
+      if (s - static_cast<int>(n - in.shape.size()) < 0 && in.shape[static_cast<size_t>(in.layout.stick)] != 1)
+        return false;
     }
     return true;
   }

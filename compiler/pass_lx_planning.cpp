@@ -30,9 +30,12 @@ namespace {
 int eligible_from_stage(const Op& op, bool is_clone) {
   if (is_clone) return 4;
   switch (device_op_info(op)->kind) {
-    case OpKind::Reduction: return 2;
-    case OpKind::Elementwise: return 3;  // OP_GOOD_FOR_LX_INPLACE in torch-spyre flags exp and sub; every pointwise op here
-    default: return 0;                   // matmul outputs, copies and shuffles stay in HBM
+    case OpKind::Reduction:
+      return 2;
+    case OpKind::Elementwise:
+      return 3;  // OP_GOOD_FOR_LX_INPLACE in torch-spyre flags exp and sub; every pointwise op here
+    default:
+      return 0;  // matmul outputs, copies and shuffles stay in HBM
   }
 }
 
@@ -79,14 +82,16 @@ TensorUses collect_uses(const Graph& g) {
     const IterationSpace s = iteration_space(g, op);
     for (const auto& operand : s.operands) {
       const auto t = static_cast<size_t>(operand.tensor);
-      if (!clone_op && kind != OpKind::Elementwise && kind != OpKind::Reduction && kind != OpKind::Matmul) u.blocked[t] = true;
+      if (!clone_op && kind != OpKind::Elementwise && kind != OpKind::Reduction && kind != OpKind::Matmul)
+        u.blocked[t] = true;
       const auto views = core_views(g, op, s, operand);
       if (u.view[t].empty()) {
         u.view[t] = views;
       } else if (views != u.view[t]) {
         u.mismatch[t] = true;
       }
-      if (u.uses[t].empty() || u.uses[t].back().step != step) u.uses[t].push_back({step, static_cast<int>(o), operand.output});
+      if (u.uses[t].empty() || u.uses[t].back().step != step)
+        u.uses[t].push_back({step, static_cast<int>(o), operand.output});
     }
     ++step;
   }
@@ -102,7 +107,8 @@ struct Candidates {
   std::vector<int> buffer_of;  // tensor -> problem buffer, -1
 };
 
-Candidates lx_candidates(Graph& g, const CompileOptions& options, const TensorUses& u, int64_t capacity, int64_t align) {
+Candidates lx_candidates(Graph& g, const CompileOptions& options, const TensorUses& u, int64_t capacity,
+                         int64_t align) {
   Candidates c;
   c.problem.source = g.source;
   c.problem.capacity = capacity;
@@ -123,7 +129,8 @@ Candidates lx_candidates(Graph& g, const CompileOptions& options, const TensorUs
     }
     const int64_t bytes = reason.empty() ? view_bytes(x, u.view[t][0]) : 0;
     if (reason.empty() && bytes > capacity) {
-      reason = "a core's slice (" + std::to_string(bytes) + " B) exceeds the usable LX (" + std::to_string(capacity) + " B)";
+      reason =
+          "a core's slice (" + std::to_string(bytes) + " B) exceeds the usable LX (" + std::to_string(capacity) + " B)";
     }
     if (!reason.empty()) {
       g.lx.excluded.push_back(x.name + ": " + reason);
@@ -154,7 +161,8 @@ void add_in_place_parents(const Graph& g, const TensorUses& u, Candidates& c) {
       const int p = c.buffer_of[static_cast<size_t>(in)];
       if (p < 0 || static_cast<size_t>(p) == b) continue;
       const LxBuffer& parent = buffers[static_cast<size_t>(p)];
-      if (parent.upper == buffers[b].lower + 1 && parent.size == buffers[b].size) buffers[b].in_place_parents.push_back(p);
+      if (parent.upper == buffers[b].lower + 1 && parent.size == buffers[b].size)
+        buffers[b].in_place_parents.push_back(p);
     }
   }
 }
@@ -164,7 +172,8 @@ void add_in_place_parents(const Graph& g, const TensorUses& u, Candidates& c) {
 void remove_unplaced_clones(Graph& g, const Candidates& c) {
   for (int t = static_cast<int>(g.tensors.size()) - 1; t >= 0; --t) {
     if (!is_clone(g, t) || g.tensors[static_cast<size_t>(t)].in_lx) continue;
-    auto op = std::find_if(g.ops.begin(), g.ops.end(), [&](const Op& o) { return !o.outputs.empty() && o.outputs[0] == t; });
+    auto op =
+        std::find_if(g.ops.begin(), g.ops.end(), [&](const Op& o) { return !o.outputs.empty() && o.outputs[0] == t; });
     const int source = op->inputs[0];
     g.ops.erase(op);
     for (auto& o : g.ops) {

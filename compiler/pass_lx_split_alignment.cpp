@@ -41,7 +41,8 @@ int count_mismatches(const Graph& g) {
 
 // The splits that make `op` slice tensor `t` the way `views` do; empty when
 // no even division of its iteration space does.
-std::map<std::string, int64_t> splits_matching(const Graph& g, const Op& op, const IterationSpace& s, const Operand& operand, const std::vector<CoreView>& views) {
+std::map<std::string, int64_t> splits_matching(const Graph& g, const Op& op, const IterationSpace& s,
+                                               const Operand& operand, const std::vector<CoreView>& views) {
   const Tensor& t = g.tensors[static_cast<size_t>(operand.tensor)];
   const std::vector<int64_t> units = split_units(g, s);
   std::map<std::string, int64_t> splits;

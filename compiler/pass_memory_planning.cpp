@@ -47,13 +47,8 @@ void resolve_views(Graph& g) {
   }
 }
 
-}  // namespace
-
-void plan_memory(Graph& g, const CompileOptions& options) {
-  resolve_views(g);
-  // Storage tensors in order of first use by a device op.
-  std::vector<int> roots;
-  std::vector<int> device_ops;
+// Storage tensors in order of first use by a device op, and the device ops.
+void storage_in_use_order(const Graph& g, std::vector<int>& roots, std::vector<int>& device_ops) {
   for (size_t o = 0; o < g.ops.size(); ++o) {
     const Op& op = g.ops[o];
     if (is_view_op(op.type)) continue;
@@ -65,20 +60,34 @@ void plan_memory(Graph& g, const CompileOptions& options) {
       }
     }
   }
-  // The host reads an intermediate when a graph output is a view of it.
+}
+
+// Per storage tensor: the name the host knows its bytes by ("" when the host
+// never sees them). The host reads an intermediate when a graph output is a
+// view of it.
+std::vector<std::string> host_visible_names(const Graph& g) {
   std::vector<std::string> visible_name(g.tensors.size());
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     const Tensor& tensor = g.tensors[t];
     const int r = g.storage_of(static_cast<int>(t));
     const Tensor& root = g.tensors[static_cast<size_t>(r)];
-    if (tensor.role == Role::Output && (root.role == Role::Input || root.role == Role::Weight || root.role == Role::Constant)) {
-      fail("", "tensor '" + tensor.name + "'", "is a graph output but only a view of " + std::string(role_name(root.role)) + " '" + root.name +
-                                                   "'; the device computes nothing for it");
+    if (tensor.role == Role::Output &&
+        (root.role == Role::Input || root.role == Role::Weight || root.role == Role::Constant)) {
+      fail("", "tensor '" + tensor.name + "'",
+           "is a graph output but only a view of " + std::string(role_name(root.role)) + " '" + root.name +
+               "'; the device computes nothing for it");
     }
-    if (tensor.role != Role::Intermediate && tensor.role != Role::Constant && visible_name[static_cast<size_t>(r)].empty()) {
+    if (tensor.role != Role::Intermediate && tensor.role != Role::Constant &&
+        visible_name[static_cast<size_t>(r)].empty()) {
       visible_name[static_cast<size_t>(r)] = tensor.name;
     }
   }
+  return visible_name;
+}
+
+// HBM buffers and each storage tensor's offset in its buffer.
+void place_in_buffers(Graph& g, const CompileOptions& options, const std::vector<int>& roots) {
+  const std::vector<std::string> visible_name = host_visible_names(g);
   g.buffers.clear();
   int pool = -1;
   auto buffer_for = [&](int r) {
@@ -103,26 +112,37 @@ void plan_memory(Graph& g, const CompileOptions& options) {
     t.buffer_offset = (b.bytes + kStickBytes - 1) / kStickBytes * kStickBytes;
     b.bytes = t.buffer_offset + storage_bytes(t);
     if (b.bytes > options.device.segment_bytes) {
-      fail("", "tensor '" + t.name + "'", "buffer '" + b.name + "' would need " + std::to_string(b.bytes) + " bytes, more than one " +
-                                              std::to_string(options.device.segment_bytes >> 20) + " MiB argument segment");
+      fail("", "tensor '" + t.name + "'",
+           "buffer '" + b.name + "' would need " + std::to_string(b.bytes) + " bytes, more than one " +
+               std::to_string(options.device.segment_bytes >> 20) + " MiB argument segment");
     }
   }
-  // Bundles: consecutive device ops binding at most one buffer per argument segment.
+}
+
+// Bundles: consecutive device ops binding at most one buffer per argument segment.
+void cut_into_bundles(Graph& g, const CompileOptions& options, const std::vector<int>& device_ops) {
   const int max_arguments = static_cast<int>(options.device.argument_segments().size());
   g.bundles.clear();
   BundlePlan current;
   std::set<int> bound;
-  for (int o : device_ops) {
-    Op& op = g.ops[static_cast<size_t>(o)];
-    std::set<int> own;
+  auto buffers_of = [&](const Op& op) {
+    std::vector<int> out;  // in operand order
     for (const auto* list : {&op.inputs, &op.outputs}) {
       for (int t : *list) {
         const int b = g.tensors[static_cast<size_t>(g.storage_of(t))].buffer;
-        if (b >= 0) own.insert(b);
+        if (b >= 0) out.push_back(b);
       }
     }
+    return out;
+  };
+  for (int o : device_ops) {
+    Op& op = g.ops[static_cast<size_t>(o)];
+    const std::vector<int> buffers = buffers_of(op);
+    const std::set<int> own(buffers.begin(), buffers.end());
     if (static_cast<int>(own.size()) > max_arguments) {
-      fail("", g.describe(op), "binds " + std::to_string(own.size()) + " buffers, more than the " + std::to_string(max_arguments) + " argument segments of a bundle");
+      fail("", g.describe(op),
+           "binds " + std::to_string(own.size()) + " buffers, more than the " + std::to_string(max_arguments) +
+               " argument segments of a bundle");
     }
     std::set<int> needed = bound;
     needed.insert(own.begin(), own.end());
@@ -131,16 +151,23 @@ void plan_memory(Graph& g, const CompileOptions& options) {
       current = BundlePlan{};
       bound.clear();
     }
-    for (const auto* list : {&op.inputs, &op.outputs}) {
-      for (int t : *list) {
-        const int b = g.tensors[static_cast<size_t>(g.storage_of(t))].buffer;
-        if (b >= 0 && bound.insert(b).second) current.arguments.push_back(b);
-      }
+    for (int b : buffers) {
+      if (bound.insert(b).second) current.arguments.push_back(b);
     }
     op.bundle = static_cast<int>(g.bundles.size());
     current.ops.push_back(o);
   }
   if (!current.ops.empty()) g.bundles.push_back(current);
+}
+
+}  // namespace
+
+void plan_memory(Graph& g, const CompileOptions& options) {
+  resolve_views(g);
+  std::vector<int> roots, device_ops;
+  storage_in_use_order(g, roots, device_ops);
+  place_in_buffers(g, options, roots);
+  cut_into_bundles(g, options, device_ops);
 }
 
 }  // namespace spyre::compiler

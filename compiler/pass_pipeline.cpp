@@ -15,21 +15,27 @@ bool lx_stage_4(const CompileOptions& o) { return o.lx.enabled && o.lx.stage >= 
 
 const std::vector<CompilerPass>& compiler_passes() {
   static const std::vector<CompilerPass> passes = {
-      {"decompose", "model ops to SuperDSC ops and views, scalars to size-1 constants (torch-spyre's decompositions and lowerings)",
+      {"decompose",
+       "model ops to SuperDSC ops and views, scalars to size-1 constants (torch-spyre's decompositions and lowerings)",
        [](Graph& g, const CompileOptions&) { decompose(g); }},
-      {"deadcode_elimination", "drop ops whose results nothing reads", [](Graph& g, const CompileOptions&) { eliminate_dead_code(g); }},
+      {"deadcode_elimination", "drop ops whose results nothing reads",
+       [](Graph& g, const CompileOptions&) { eliminate_dead_code(g); }},
       {"propagate_layouts", "give every tensor a device layout (stick dim and order); note operands that need another",
        [](Graph& g, const CompileOptions&) { propagate_layouts(g); }},
       {"insert_restickify", "copy those operands into the layout their op needs (ReStickifyOpHBM or identity)",
        [](Graph& g, const CompileOptions&) { insert_restickify(g); }},
-      {"span_reduction", "the minimum splits that keep each core's span of every tensor within the limit", reduce_spans},
-      {"work_distribution", "divide every op's iteration space over the cores (--split overrides one op)", distribute_work},
-      {"lx_split_alignment", "pointwise ops adopt a neighbour's slicing where that removes a core_div_mismatch", align_splits_for_lx,
-       lx_planning, "--lx-planning"},
-      {"clone_input_nodes", "clone multi-use graph inputs so LX can hold them (LX stage 4)", clone_multi_use_inputs, lx_stage_4,
-       "--lx-planning at --lx-stage 4"},
-      {"scratchpad_planning", "place intermediates in each core's LX with an LX solver", plan_scratchpad, lx_planning, "--lx-planning"},
-      {"memory_planning", "HBM buffers and offsets; cut the ops into bundles of at most the argument segments", plan_memory},
+      {"span_reduction", "the minimum splits that keep each core's span of every tensor within the limit",
+       reduce_spans},
+      {"work_distribution", "divide every op's iteration space over the cores (--split overrides one op)",
+       distribute_work},
+      {"lx_split_alignment", "pointwise ops adopt a neighbour's slicing where that removes a core_div_mismatch",
+       align_splits_for_lx, lx_planning, "--lx-planning"},
+      {"clone_input_nodes", "clone multi-use graph inputs so LX can hold them (LX stage 4)", clone_multi_use_inputs,
+       lx_stage_4, "--lx-planning at --lx-stage 4"},
+      {"scratchpad_planning", "place intermediates in each core's LX with an LX solver", plan_scratchpad, lx_planning,
+       "--lx-planning"},
+      {"memory_planning", "HBM buffers and offsets; cut the ops into bundles of at most the argument segments",
+       plan_memory},
   };
   return passes;
 }
@@ -52,7 +58,8 @@ const CompilerPass* run_pipeline(Graph& graph, const CompileOptions& options, co
     last = &pass;
     if (hooks.verify_each) {
       const auto problems = verify_graph(graph, options, pass.name);
-      if (!problems.empty()) fail(graph.source, "after pass " + std::string(pass.name), "internal: graph verifier: " + problems.front());
+      if (!problems.empty())
+        fail(graph.source, "after pass " + std::string(pass.name), "internal: graph verifier: " + problems.front());
     }
     if (hooks.after_pass) hooks.after_pass(pass, graph, enabled);
     if (hooks.stop_after == pass.name) break;

@@ -32,7 +32,7 @@ const CompilerPass& find_compiler_pass(const std::string& name, const std::strin
 // enabled) and where to stop.
 struct PipelineHooks {
   std::function<void(const CompilerPass& pass, const Graph& graph, bool ran)> after_pass;
-  std::string stop_after;  // empty: run every pass
+  std::string stop_after;    // empty: run every pass
   bool verify_each = false;  // run verify_graph after every pass; a problem is an internal error
 };
 

@@ -64,8 +64,10 @@ void reduce_spans(Graph& g, const CompileOptions& options) {
       }
       const int64_t span = per_core_span(g, space, operand, slices);
       if (span > options.device.span_limit_bytes) {
-        fail("", g.describe(op), "tensor '" + t.name + "' spans " + mib(span) + " per core even split into whole sticks as far as its shape allows; a core addresses at most " +
-                                     mib(options.device.span_limit_bytes));
+        fail("", g.describe(op),
+             "tensor '" + t.name + "' spans " + mib(span) +
+                 " per core even split into whole sticks as far as its shape allows; a core addresses at most " +
+                 mib(options.device.span_limit_bytes));
       }
     }
     int reduction_vars = 0;
@@ -75,10 +77,15 @@ void reduce_spans(Graph& g, const CompileOptions& options) {
       op.span_splits[space.dims[i].label] = slices[i];
       if (space.dims[i].reduction) ++reduction_vars;
     }
-    if (reduction_vars > 1) fail("", g.describe(op), "the 256 MiB span limit would need splits of " + std::to_string(reduction_vars) + " reduction dims; at most one can be split");
+    if (reduction_vars > 1)
+      fail("", g.describe(op),
+           "the 256 MiB span limit would need splits of " + std::to_string(reduction_vars) +
+               " reduction dims; at most one can be split");
     if (product(slices) > options.cores) {
-      fail("", g.describe(op), "keeping every tensor within the " + mib(options.device.span_limit_bytes) + " per-core span needs " + std::to_string(product(slices)) +
-                                   " cores, more than the " + std::to_string(options.cores) + " available (--cores)");
+      fail("", g.describe(op),
+           "keeping every tensor within the " + mib(options.device.span_limit_bytes) + " per-core span needs " +
+               std::to_string(product(slices)) + " cores, more than the " + std::to_string(options.cores) +
+               " available (--cores)");
     }
   }
 }

@@ -26,8 +26,9 @@ int64_t core_split(int64_t units, int64_t cores) {
 
 namespace {
 
-std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpace& space, const std::vector<int64_t>& units,
-                                const std::vector<int64_t>& minimum, const std::map<std::string, int64_t>& wanted, int cores) {
+std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpace& space,
+                                const std::vector<int64_t>& units, const std::vector<int64_t>& minimum,
+                                const std::map<std::string, int64_t>& wanted, int cores) {
   const std::string where = "--split " + g.tensors[static_cast<size_t>(op.outputs[0])].name;
   std::vector<int64_t> slices(space.dims.size(), 1);
   for (const auto& [label, n] : wanted) {
@@ -40,18 +41,23 @@ std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpa
     const int64_t u = units[static_cast<size_t>(i)];
     if (n < 1 || u % n != 0) {
       const bool sticks = u != space.dims[static_cast<size_t>(i)].size;
-      fail("", where, "dim '" + label + "' has " + std::to_string(u) + (sticks ? " whole sticks" : " elements") + ", which " + std::to_string(n) +
-                          " slices do not divide");
+      fail("", where,
+           "dim '" + label + "' has " + std::to_string(u) + (sticks ? " whole sticks" : " elements") + ", which " +
+               std::to_string(n) + " slices do not divide");
     }
     slices[static_cast<size_t>(i)] = n;
   }
   for (size_t i = 0; i < slices.size(); ++i) {
     if (slices[i] % minimum[i] != 0) {
-      fail("", where, "dim '" + space.dims[i].label + "' needs a multiple of " + std::to_string(minimum[i]) + " slices to keep tensors within the per-core span limit");
+      fail("", where,
+           "dim '" + space.dims[i].label + "' needs a multiple of " + std::to_string(minimum[i]) +
+               " slices to keep tensors within the per-core span limit");
     }
   }
   const int64_t used = std::accumulate(slices.begin(), slices.end(), int64_t{1}, std::multiplies<>());
-  if (used > cores) fail("", where, "uses " + std::to_string(used) + " cores, more than the " + std::to_string(cores) + " available (--cores)");
+  if (used > cores)
+    fail("", where,
+         "uses " + std::to_string(used) + " cores, more than the " + std::to_string(cores) + " available (--cores)");
   return slices;
 }
 
@@ -71,7 +77,8 @@ void distribute_work(Graph& g, const CompileOptions& options) {
       override_used[wanted->first] = true;
       slices = overridden(g, op, space, units, slices, wanted->second, options.cores);
     } else {
-      int64_t remaining = options.cores / std::accumulate(slices.begin(), slices.end(), int64_t{1}, std::multiplies<>());
+      int64_t remaining =
+          options.cores / std::accumulate(slices.begin(), slices.end(), int64_t{1}, std::multiplies<>());
       bool reduction_split = false;
       std::vector<size_t> outputs;
       for (size_t i = 0; i < space.dims.size(); ++i) {
@@ -108,7 +115,9 @@ void distribute_work(Graph& g, const CompileOptions& options) {
     }
   }
   for (const auto& [name, used] : override_used) {
-    if (!used) fail("", "--split " + name, "no device op writes a tensor named '" + name + "' (the decisions table lists each op's output)");
+    if (!used)
+      fail("", "--split " + name,
+           "no device op writes a tensor named '" + name + "' (the decisions table lists each op's output)");
   }
 }
 

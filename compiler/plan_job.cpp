@@ -42,8 +42,14 @@ Json plan_report(const PlanJob& job, const PlanOutcome& o, bool place_all) {
   for (size_t b = 0; b < p.buffers.size(); ++b) {
     const LxBuffer& buf = p.buffers[b];
     Json placements = Json::array();
-    for (const auto& pl : o.plan.placements[b]) placements.push_back({{"address", pl.address}, {"from", pl.lower}, {"to", pl.upper}});
-    buffers.push_back({{"name", buf.name}, {"size", buf.size}, {"lower", buf.lower}, {"upper", buf.upper}, {"in_lx", !placements.empty()}, {"placements", placements}});
+    for (const auto& pl : o.plan.placements[b])
+      placements.push_back({{"address", pl.address}, {"from", pl.lower}, {"to", pl.upper}});
+    buffers.push_back({{"name", buf.name},
+                       {"size", buf.size},
+                       {"lower", buf.lower},
+                       {"upper", buf.upper},
+                       {"in_lx", !placements.empty()},
+                       {"placements", placements}});
   }
   r["buffers"] = buffers;
   return r;
@@ -66,7 +72,8 @@ PlanOutcome run_plan_job(const PlanJob& job) {
     tall.capacity = std::max(tall.capacity, peak_address(o.plan, tall));
     o.violations = validate_plan(tall, o.plan);
     for (size_t b = 0; b < o.plan.placements.size(); ++b) {
-      if (o.plan.placements[b].empty()) o.violations.push_back("buffer '" + o.problem.buffers[b].name + "' was not placed");
+      if (o.plan.placements[b].empty())
+        o.violations.push_back("buffer '" + o.problem.buffers[b].name + "' was not placed");
     }
   } else {
     o.violations = validate_plan(o.problem, o.plan);
@@ -83,16 +90,23 @@ PlanOutcome run_plan_job(const PlanJob& job) {
 std::string plan_table(const PlanOutcome& o) {
   const Json& r = o.report;
   std::ostringstream out;
-  out << "spyre-sim plan " << r["input"].get<std::string>() << " (solver " << r["solver"].get<std::string>() << ", " << r["mode"].get<std::string>() << ")\n";
+  out << "spyre-sim plan " << r["input"].get<std::string>() << " (solver " << r["solver"].get<std::string>() << ", "
+      << r["mode"].get<std::string>() << ")\n";
   out << "buffers      " << r["buffers_in_lx"].get<int>() << " of " << r["buffers_total"].get<int>() << " in LX\n";
-  out << "peak         " << r["peak_bytes"].get<int64_t>() << " B of capacity " << r["capacity"].get<int64_t>() << " B (" << r["peak_over_capacity"].get<double>()
-      << "x; live-bytes bound " << r["live_bytes_bound"].get<int64_t>() << " B)\n";
+  out << "peak         " << r["peak_bytes"].get<int64_t>() << " B of capacity " << r["capacity"].get<int64_t>()
+      << " B (" << r["peak_over_capacity"].get<double>() << "x; live-bytes bound "
+      << r["live_bytes_bound"].get<int64_t>() << " B)\n";
   out << "feasible     " << (r["feasible"].get<bool>() ? "yes" : "no") << "\n";
-  out << "HBM          " << r["hbm_bytes"].get<int64_t>() << " B (" << r["hbm_bytes_without_lx"].get<int64_t>() << " B with nothing in LX)\n";
-  out << "solve        " << r["solve_ms"].get<double>() << " ms" << (r["complete"].get<bool>() ? "" : " (search limit reached)") << "\n";
+  out << "HBM          " << r["hbm_bytes"].get<int64_t>() << " B (" << r["hbm_bytes_without_lx"].get<int64_t>()
+      << " B with nothing in LX)\n";
+  out << "solve        " << r["solve_ms"].get<double>() << " ms"
+      << (r["complete"].get<bool>() ? "" : " (search limit reached)") << "\n";
   if (r.contains("note")) out << "note         " << r["note"].get<std::string>() << "\n";
   const std::string bound = r["mode"] == "place-all" ? "every buffer placed" : "all within capacity";
-  out << "check        " << (o.violations.empty() ? "valid: no two live placements overlap, " + bound : std::to_string(o.violations.size()) + " violations") << "\n";
+  out << "check        "
+      << (o.violations.empty() ? "valid: no two live placements overlap, " + bound
+                               : std::to_string(o.violations.size()) + " violations")
+      << "\n";
   for (const auto& v : o.violations) out << "  " << v << "\n";
   if (o.problem.buffers.size() <= 40) {
     out << "\n  buffer                        size   live         address\n";
@@ -102,12 +116,15 @@ std::string plan_table(const PlanOutcome& o) {
         where.clear();
         for (const auto& pl : b["placements"]) {
           where += (where.empty() ? "" : ", ") + std::to_string(pl["address"].get<int64_t>());
-          if (b["placements"].size() > 1) where += " [" + std::to_string(pl["from"].get<int64_t>()) + "," + std::to_string(pl["to"].get<int64_t>()) + ")";
+          if (b["placements"].size() > 1)
+            where +=
+                " [" + std::to_string(pl["from"].get<int64_t>()) + "," + std::to_string(pl["to"].get<int64_t>()) + ")";
         }
       }
       char line[256];
-      std::snprintf(line, sizeof line, "  %-26s %8lld   [%lld, %lld)   %s\n", b["name"].get<std::string>().c_str(), static_cast<long long>(b["size"].get<int64_t>()),
-                    static_cast<long long>(b["lower"].get<int64_t>()), static_cast<long long>(b["upper"].get<int64_t>()), where.c_str());
+      std::snprintf(line, sizeof line, "  %-26s %8lld   [%lld, %lld)   %s\n", b["name"].get<std::string>().c_str(),
+                    static_cast<long long>(b["size"].get<int64_t>()), static_cast<long long>(b["lower"].get<int64_t>()),
+                    static_cast<long long>(b["upper"].get<int64_t>()), where.c_str());
       out << line;
     }
   }

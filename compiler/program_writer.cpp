@@ -14,11 +14,14 @@ namespace spyre::compiler {
 
 namespace {
 
-std::string bundle_dir(const Graph& g, size_t b) { return g.bundles.size() == 1 ? "" : "bundle_" + std::to_string(b) + "/"; }
+std::string bundle_dir(const Graph& g, size_t b) {
+  return g.bundles.size() == 1 ? "" : "bundle_" + std::to_string(b) + "/";
+}
 
 std::string bundle_mlir(size_t count) {
   std::string text = "module {\n\tfunc.func @sdsc_bundle() {\n";
-  for (size_t i = 0; i < count; ++i) text += "\t\tsdscbundle.sdsc_execute () {sdsc_filename=\"sdsc_" + std::to_string(i) + ".json\"}\n";
+  for (size_t i = 0; i < count; ++i)
+    text += "\t\tsdscbundle.sdsc_execute () {sdsc_filename=\"sdsc_" + std::to_string(i) + ".json\"}\n";
   return text + "\t\treturn\n\t}\n}\n";
 }
 
@@ -66,7 +69,8 @@ std::vector<int> program_tensors(const Graph& g) {
     }
   }
   for (size_t t = 0; t < g.tensors.size(); ++t) {
-    if (g.tensors[t].is_host_visible() && g.tensors[static_cast<size_t>(g.storage_of(static_cast<int>(t)))].buffer >= 0) list(static_cast<int>(t));
+    if (g.tensors[t].is_host_visible() && g.tensors[static_cast<size_t>(g.storage_of(static_cast<int>(t)))].buffer >= 0)
+      list(static_cast<int>(t));
   }
   return out;
 }
@@ -88,7 +92,8 @@ Json program_manifest(const Graph& g, const CompileOptions& options) {
     }
     for (size_t i = 0; i < g.bundles[b].ops.size(); ++i) sdscs.push_back("sdsc_" + std::to_string(i) + ".json");
     const std::string dir = bundle_dir(g, b);
-    bundles.push_back({{"dir", dir.empty() ? "." : dir.substr(0, dir.size() - 1)}, {"arguments", args}, {"sdscs", sdscs}});
+    bundles.push_back(
+        {{"dir", dir.empty() ? "." : dir.substr(0, dir.size() - 1)}, {"arguments", args}, {"sdscs", sdscs}});
   }
   m["bundles"] = bundles;
   Json buffers = Json::array();
@@ -108,7 +113,8 @@ std::map<std::string, std::string> program_files(const Graph& g, const CompileOp
   for (size_t b = 0; b < g.bundles.size(); ++b) {
     const std::string dir = bundle_dir(g, b);
     const auto& ops = g.bundles[b].ops;
-    for (size_t i = 0; i < ops.size(); ++i) files[dir + "sdsc_" + std::to_string(i) + ".json"] = dump(sdsc_json(g, ops[i], static_cast<int>(i), options));
+    for (size_t i = 0; i < ops.size(); ++i)
+      files[dir + "sdsc_" + std::to_string(i) + ".json"] = dump(sdsc_json(g, ops[i], static_cast<int>(i), options));
     files[dir + "bundle.mlir"] = bundle_mlir(ops.size());
   }
   files["program.json"] = dump(program_manifest(g, options));

@@ -34,7 +34,8 @@ class Builder {
     return name;
   }
 
-  std::string op(const std::string& type, const std::vector<std::string>& inputs, const std::string& output, Json attrs = Json::object(), Role role = Role::Intermediate) {
+  std::string op(const std::string& type, const std::vector<std::string>& inputs, const std::string& output,
+                 Json attrs = Json::object(), Role role = Role::Intermediate) {
     Op o;
     o.type = type;
     for (const auto& i : inputs) o.inputs.push_back(g_.find(i));
@@ -62,18 +63,22 @@ class Builder {
   DType dtype_;
 };
 
-Shape shape_or(const WorkloadParams& p, const Shape& fallback, size_t min_rank, size_t max_rank, const std::string& name) {
-  const Shape s = p.shape.empty() ? fallback : p.shape;
+Shape shape_or(const WorkloadParams& p, const Shape& fallback, size_t min_rank, size_t max_rank,
+               const std::string& name) {
+  Shape s = p.shape.empty() ? fallback : p.shape;
   if (s.size() < min_rank || s.size() > max_rank) {
-    fail("", "--shape", name + " takes " + std::to_string(min_rank) + (max_rank != min_rank ? " to " + std::to_string(max_rank) : "") + " dims, got " +
-                            std::to_string(s.size()));
+    fail("", "--shape",
+         name + " takes " + std::to_string(min_rank) + (max_rank != min_rank ? " to " + std::to_string(max_rank) : "") +
+             " dims, got " + std::to_string(s.size()));
   }
   return s;
 }
 
 int64_t or_default(int64_t v, int64_t fallback) { return v > 0 ? v : fallback; }
 
-bool contains(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 // x -> reshape (B, S, H, D) -> transpose to (B, H, S, D).
 std::string split_heads(Builder& b, const std::string& x, int64_t batch, int64_t seq, int64_t heads, int64_t head_dim) {
@@ -83,8 +88,10 @@ std::string split_heads(Builder& b, const std::string& x, int64_t batch, int64_t
 
 Graph decoder(const WorkloadParams& p) {
   const int64_t batch = or_default(p.batch, 1), seq = or_default(p.seq, 512), e = or_default(p.hidden, kGraniteHidden);
-  const int64_t heads = or_default(p.heads, kGraniteHeads), kv = or_default(p.kv_heads, kGraniteKvHeads), inter = or_default(p.intermediate, kGraniteIntermediate);
-  if (e % heads != 0) fail("", "--hidden", "hidden size " + std::to_string(e) + " is not a multiple of --heads " + std::to_string(heads));
+  const int64_t heads = or_default(p.heads, kGraniteHeads), kv = or_default(p.kv_heads, kGraniteKvHeads),
+                inter = or_default(p.intermediate, kGraniteIntermediate);
+  if (e % heads != 0)
+    fail("", "--hidden", "hidden size " + std::to_string(e) + " is not a multiple of --heads " + std::to_string(heads));
   const int64_t d = e / heads;
   Builder b("decoder", p.dtype);
   b.tensor("x", {batch, seq, e}, Role::Input);
@@ -101,7 +108,8 @@ Graph decoder(const WorkloadParams& p) {
   b.op("linear", {"h", "q_proj.weight"}, "q");
   b.op("linear", {"h", "k_proj.weight"}, "k");
   b.op("linear", {"h", "v_proj.weight"}, "v");
-  const std::string q = split_heads(b, "q", batch, seq, heads, d), k = split_heads(b, "k", batch, seq, kv, d), v = split_heads(b, "v", batch, seq, kv, d);
+  const std::string q = split_heads(b, "q", batch, seq, heads, d), k = split_heads(b, "k", batch, seq, kv, d),
+                    v = split_heads(b, "v", batch, seq, kv, d);
   b.op("attention", {q, k, v}, "attn", {{"scale", kGraniteAttentionMultiplier}});
   b.op("transpose", {"attn"}, "attn.bshd", {{"dim0", 1}, {"dim1", 2}});
   b.op("reshape", {"attn.bshd"}, "attn.merged", {{"shape", {batch, seq, e}}});
@@ -148,10 +156,15 @@ std::vector<WorkloadInfo> list_workloads() {
   list.push_back({"matmul", "c = a @ b, --shape MxKxN (default 512x1024x256)"});
   list.push_back({"bmm", "c = bmm(a, b), --shape BxMxKxN (default 8x128x256x128)"});
   list.push_back({"linear", "y = x @ W^T + bias, --shape MxKxN (default 512x1024x256)"});
-  list.push_back({"mlp", "SwiGLU MLP: down(silu(gate(x)) * up(x)), --shape TOKENSxHIDDENxINTERMEDIATE (default 128x4096x12800)"});
-  list.push_back({"attention", "softmax(q k^T * scale) v with grouped KV heads, --shape BxHxSxD (default 1x32x512x128), --kv-heads (default 8)"});
-  list.push_back({"decoder", "one Granite-3.3-8B decoder layer (RMSNorm, GQA attention, SwiGLU MLP, residuals; no RoPE or mask) at --seq (default 512); "
-                             "--hidden 4096 --heads 32 --kv-heads 8 --intermediate 12800 --batch 1 by default"});
+  list.push_back(
+      {"mlp", "SwiGLU MLP: down(silu(gate(x)) * up(x)), --shape TOKENSxHIDDENxINTERMEDIATE (default 128x4096x12800)"});
+  list.push_back({"attention",
+                  "softmax(q k^T * scale) v with grouped KV heads, --shape BxHxSxD (default 1x32x512x128), --kv-heads "
+                  "(default 8)"});
+  list.push_back({"decoder",
+                  "one Granite-3.3-8B decoder layer (RMSNorm, GQA attention, SwiGLU MLP, residuals; no RoPE or mask) "
+                  "at --seq (default 512); "
+                  "--hidden 4096 --heads 32 --kv-heads 8 --intermediate 12800 --batch 1 by default"});
   return list;
 }
 
@@ -219,7 +232,8 @@ Graph build_workload(const std::string& name, const WorkloadParams& p) {
     b.tensor("gate_proj.weight", {s[2], s[1]}, Role::Weight);
     b.tensor("up_proj.weight", {s[2], s[1]}, Role::Weight);
     b.tensor("down_proj.weight", {s[1], s[2]}, Role::Weight);
-    b.op("swiglu_mlp", {"x", "gate_proj.weight", "up_proj.weight", "down_proj.weight"}, "y", Json::object(), Role::Output);
+    b.op("swiglu_mlp", {"x", "gate_proj.weight", "up_proj.weight", "down_proj.weight"}, "y", Json::object(),
+         Role::Output);
     return b.finish();
   }
   if (name == "attention") {

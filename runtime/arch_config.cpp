@@ -96,7 +96,8 @@ ArchConfig build(Json& doc, const std::string& label, const std::vector<std::str
     if (!node || !is_leaf(*node)) fail(label, p.path, "missing parameter");
     const Json& value = (*node)["value"];
     if (!value.is_number()) fail(label, std::string(p.path) + ".value", "expected a number");
-    if (!node->contains("_source") || !(*node)["_source"].is_string() || (*node)["_source"].get<std::string>().empty()) {
+    if (!node->contains("_source") || !(*node)["_source"].is_string() ||
+        (*node)["_source"].get<std::string>().empty()) {
       fail(label, p.path, "every parameter needs a _source saying where its value comes from");
     }
     const double v = value.get<double>();
@@ -219,15 +220,15 @@ std::string arch_json_schema() {
     Json value = {{"type", p.integer ? "integer" : "number"}};
     value["minimum"] = p.integer ? Json(static_cast<int64_t>(p.min)) : Json(p.min);
     value["maximum"] = p.integer ? Json(static_cast<int64_t>(p.max)) : Json(p.max);
-    return Json{{"type", "object"},
-                {"description", "unit: " + std::string(p.unit)},
-                {"properties", {{"value", value}, {"unit", {{"type", "string"}}}, {"_source", {{"$ref", "#/$defs/source"}}}}},
-                {"required", {"value", "_source"}},
-                {"additionalProperties", false}};
+    return Json{
+        {"type", "object"},
+        {"description", "unit: " + std::string(p.unit)},
+        {"properties", {{"value", value}, {"unit", {{"type", "string"}}}, {"_source", {{"$ref", "#/$defs/source"}}}}},
+        {"required", {"value", "_source"}},
+        {"additionalProperties", false}};
   };
-  Json properties = {{"$schema", {{"type", "string"}}},
-                     {"name", {{"type", "string"}}},
-                     {"description", {{"type", "string"}}}};
+  Json properties = {
+      {"$schema", {{"type", "string"}}}, {"name", {{"type", "string"}}}, {"description", {{"type", "string"}}}};
   Json required = Json::array();
   for (const auto& p : arch_params()) {
     const std::string g = group_of(p.path);
@@ -237,7 +238,10 @@ std::string arch_json_schema() {
       continue;
     }
     if (!properties.contains(g)) {
-      properties[g] = {{"type", "object"}, {"properties", Json::object()}, {"required", Json::array()}, {"additionalProperties", false}};
+      properties[g] = {{"type", "object"},
+                       {"properties", Json::object()},
+                       {"required", Json::array()},
+                       {"additionalProperties", false}};
       required.push_back(g);
     }
     properties[g]["properties"][leaf_of(p.path)] = parameter(p);

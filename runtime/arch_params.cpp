@@ -9,7 +9,7 @@
 namespace spyre {
 
 // Designated initializers for one field: its path is the field's own name.
-#define SPYRE_FIELD(field)                                                           \
+#define SPYRE_FIELD(field)                                                                             \
   .path = #field, .set = [](ArchConfig& a, double v) { a.field = static_cast<decltype(a.field)>(v); }, \
   .get = [](const ArchConfig& a) { return static_cast<double>(a.field); }
 
@@ -28,48 +28,63 @@ const std::vector<ArchParam>& arch_params() {
        .source = "seed 002 fig. 1a: 8x8 systolic PE array per corelet"},
       {SPYRE_FIELD(pt.pe_cols), .unit = "PEs", .value = 8, .min = 1, .max = 1024, .integer = true,
        .source = "seed 002 fig. 1a: 8x8 systolic PE array per corelet"},
-      {SPYRE_FIELD(pt.simd_lanes), .unit = "fp16 MACs per PE per cycle", .value = 8, .min = 1, .max = 1024, .integer = true,
+      {SPYRE_FIELD(pt.simd_lanes), .unit = "fp16 MACs per PE per cycle", .value = 8, .min = 1, .max = 1024,
+       .integer = true,
        .source = "public Spyre figures: 8-way fp16 SIMD per PE (gives 1536 MAC/ns/core peak at 1.5 GHz)"},
       {SPYRE_FIELD(pt.efficiency), .unit = "fraction of peak", .value = 0.742, .min = 1e-4, .max = 1, .integer = false,
        .source = "torch-spyre cost model (2026): matmul sustains ~1140 of 1536 MAC/ns per core"},
-      {SPYRE_FIELD(pt.strided_efficiency), .unit = "fraction of peak", .value = 0.104, .min = 1e-4, .max = 1, .integer = false,
-       .source = "torch-spyre cost model (2026): batched matmul in the default layout (rows of the preserved dim not adjacent) ~160 MAC/ns per core = 160/1536"},
-      {SPYRE_FIELD(pt.elementwise_elems_per_cycle), .unit = "elements/cycle/corelet", .value = 64, .min = 1, .max = 1 << 20, .integer = true,
+      {SPYRE_FIELD(pt.strided_efficiency), .unit = "fraction of peak", .value = 0.104, .min = 1e-4, .max = 1,
+       .integer = false,
+       .source = "torch-spyre cost model (2026): batched matmul in the default layout (rows of the preserved dim not "
+                 "adjacent) ~160 MAC/ns per core = 160/1536"},
+      {SPYRE_FIELD(pt.elementwise_elems_per_cycle), .unit = "elements/cycle/corelet", .value = 64, .min = 1,
+       .max = 1 << 20, .integer = true,
        .source = "assumption: a non-matmul op on the PT array streams one 64-element stick per cycle"},
 
       // sfu
-      {SPYRE_FIELD(sfu.lanes), .unit = "elements/cycle/corelet", .value = 192, .min = 1, .max = 1 << 20, .integer = true,
-       .source = "calibrated (docs/calibration.md): fit to the seed-000 softmax rows: one 512x1024 pass in 0.91 us per core; the public sources give no SFU width",
+      {SPYRE_FIELD(sfu.lanes), .unit = "elements/cycle/corelet", .value = 192, .min = 1, .max = 1 << 20,
+       .integer = true,
+       .source = "calibrated (docs/calibration.md): fit to the seed-000 softmax rows: one 512x1024 pass in 0.91 us per "
+                 "core; the public sources give no SFU width",
        .before_calibration = 64},
       {SPYRE_FIELD(sfu.cycles_simple), .unit = "cycles/vector", .value = 1.0, .min = 0.01, .max = 1e6, .integer = false,
        .source = "assumption: add, mul, compare, select, copy issue one vector per cycle"},
       {SPYRE_FIELD(sfu.cycles_divide), .unit = "cycles/vector", .value = 1.0, .min = 0.01, .max = 1e6, .integer = false,
        .source = "calibrated (docs/calibration.md): fit to the seed-000 softmax rows (realdiv)",
        .before_calibration = 2.0},
-      {SPYRE_FIELD(sfu.cycles_transcendental), .unit = "cycles/vector", .value = 4.0, .min = 0.01, .max = 1e6, .integer = false,
+      {SPYRE_FIELD(sfu.cycles_transcendental), .unit = "cycles/vector", .value = 4.0, .min = 0.01, .max = 1e6,
+       .integer = false,
        .source = "assumption: exp, log, sigmoid, tanh, gelu, silu, softplus use a multi-step approximation"},
       {SPYRE_FIELD(sfu.cycles_reduce), .unit = "cycles/vector", .value = 1.0, .min = 0.01, .max = 1e6, .integer = false,
        .source = "assumption: reductions accumulate one input vector per cycle"},
-      {SPYRE_FIELD(sfu.cycles_reduce_stick), .unit = "cycles/vector", .value = 67.0, .min = 0.01, .max = 1e6, .integer = false,
-       .source = "calibrated (docs/calibration.md): amax over the stick dim, 1 core: 971 us measured for 4096x2048 (calibration/add_bcast_sweep_records.csv), +1% with this value",
+      {SPYRE_FIELD(sfu.cycles_reduce_stick), .unit = "cycles/vector", .value = 67.0, .min = 0.01, .max = 1e6,
+       .integer = false,
+       .source = "calibrated (docs/calibration.md): amax over the stick dim, 1 core: 971 us measured for 4096x2048 "
+                 "(calibration/add_bcast_sweep_records.csv), +1% with this value",
        .before_calibration = 1.0},
 
       // lx
-      {SPYRE_FIELD(lx.size_bytes), .unit = "bytes per core", .value = 2097152, .min = 4096, .max = 1e12, .integer = true,
-       .source = "seed 000: 2 MB LX scratchpad per core"},
+      {SPYRE_FIELD(lx.size_bytes), .unit = "bytes per core", .value = 2097152, .min = 4096, .max = 1e12,
+       .integer = true, .source = "seed 000: 2 MB LX scratchpad per core"},
       {SPYRE_FIELD(lx.alignment_bytes), .unit = "bytes", .value = 128, .min = 1, .max = 1 << 20, .integer = true,
        .source = "seed 000: 128-byte (stick) alignment"},
-      {SPYRE_FIELD(lx.backend_reserved_fraction), .unit = "fraction", .value = 0.2, .min = 0.001, .max = 0.999, .integer = false,
-       .source = "seed 000: the backend keeps 20% of LX (torch-spyre DXP_LX_FRAC_AVAIL 0.8); HBM operands stream through it"},
+      {SPYRE_FIELD(lx.backend_reserved_fraction), .unit = "fraction", .value = 0.2, .min = 0.001, .max = 0.999,
+       .integer = false,
+       .source =
+           "seed 000: the backend keeps 20% of LX (torch-spyre DXP_LX_FRAC_AVAIL 0.8); HBM operands stream through it"},
       {SPYRE_FIELD(lx.ports), .unit = "ports", .value = 2, .min = 1, .max = 64, .integer = true,
        .source = "assumption: one LX port per corelet"},
-      {SPYRE_FIELD(lx.port_bytes_per_cycle), .unit = "bytes/cycle/port", .value = 512, .min = 1, .max = 1 << 20, .integer = true,
-       .source = "calibrated (docs/calibration.md): LX must carry DMA in, DMA out and SFU traffic at the calibrated per-core rates; no public figure",
+      {SPYRE_FIELD(lx.port_bytes_per_cycle), .unit = "bytes/cycle/port", .value = 512, .min = 1, .max = 1 << 20,
+       .integer = true,
+       .source = "calibrated (docs/calibration.md): LX must carry DMA in, DMA out and SFU traffic at the calibrated "
+                 "per-core rates; no public figure",
        .before_calibration = 128},
 
       // dma
       {SPYRE_FIELD(dma.port_gbps), .unit = "GB/s per core", .value = 1000.0, .min = 0.001, .max = 1e6, .integer = false,
-       .source = "calibrated (docs/calibration.md): a core path that does not limit the cache-hit rate; DRAM reads are limited by lpddr5.latency_ns and reads in flight instead (one core: add 4096x4096 -6%, measured 67 GB/s)",
+       .source =
+           "calibrated (docs/calibration.md): a core path that does not limit the cache-hit rate; DRAM reads are "
+           "limited by lpddr5.latency_ns and reads in flight instead (one core: add 4096x4096 -6%, measured 67 GB/s)",
        .before_calibration = 67.0},
       {SPYRE_FIELD(dma.request_bytes), .unit = "bytes", .value = 2048, .min = 128, .max = 1 << 30, .integer = true,
        .source = "assumption: DMA requests of 16 sticks"},
@@ -77,20 +92,25 @@ const std::vector<ArchParam>& arch_params() {
        .source = "assumption: enough in flight to cover the memory latency at the port rate"},
       {SPYRE_FIELD(dma.setup_ns), .unit = "ns per transfer", .value = 50.0, .min = 0, .max = 1e9, .integer = false,
        .source = "assumption: descriptor setup per tile transfer"},
-      {SPYRE_FIELD(dma.write_fence_ns), .unit = "ns per SDSC that writes HBM", .value = 500.0, .min = 0, .max = 1e9, .integer = false,
-       .source = "calibrated (docs/calibration.md): fit to the seed-000 softmax rows: a kernel that wrote HBM waits for its writes to be visible",
+      {SPYRE_FIELD(dma.write_fence_ns), .unit = "ns per SDSC that writes HBM", .value = 500.0, .min = 0, .max = 1e9,
+       .integer = false,
+       .source = "calibrated (docs/calibration.md): fit to the seed-000 softmax rows: a kernel that wrote HBM waits "
+                 "for its writes to be visible",
        .before_calibration = 0.0},
 
       // cache
       {SPYRE_FIELD(cache.bytes), .unit = "bytes", .value = 8388608, .min = 0, .max = 1e12, .integer = true,
-       .source = "calibrated (docs/calibration.md): a memory-side cache that holds softmax 512x1024 (4 MiB per iteration) makes the seed-000 rows reachable; a hypothesis, not a documented Spyre block",
+       .source = "calibrated (docs/calibration.md): a memory-side cache that holds softmax 512x1024 (4 MiB per "
+                 "iteration) makes the seed-000 rows reachable; a hypothesis, not a documented Spyre block",
        .before_calibration = 0},
       {SPYRE_FIELD(cache.line_bytes), .unit = "bytes", .value = 2048, .min = 128, .max = 1 << 30, .integer = true,
        .source = "calibration hypothesis: one DMA request per line"},
       {SPYRE_FIELD(cache.gbps), .unit = "GB/s shared", .value = 2000.0, .min = 0.001, .max = 1e7, .integer = false,
-       .source = "calibrated (docs/calibration.md): hit bandwidth shared by all cores; high enough not to limit one core"},
+       .source =
+           "calibrated (docs/calibration.md): hit bandwidth shared by all cores; high enough not to limit one core"},
       {SPYRE_FIELD(cache.hit_latency_ns), .unit = "ns", .value = 60.0, .min = 0, .max = 1e6, .integer = false,
-       .source = "calibrated (docs/calibration.md): with dma.max_outstanding x request_bytes it bounds one core at ~540 GB/s from the cache"},
+       .source = "calibrated (docs/calibration.md): with dma.max_outstanding x request_bytes it bounds one core at "
+                 "~540 GB/s from the cache"},
 
       // lpddr5
       {SPYRE_FIELD(lpddr5.channels), .unit = "channels", .value = 8, .min = 1, .max = 1024, .integer = true,
@@ -101,58 +121,72 @@ const std::vector<ArchParam>& arch_params() {
        .source = "torch-spyre cost model (2026): ~150 GB/s sustained read-only"},
       {SPYRE_FIELD(lpddr5.write_gbps), .unit = "GB/s", .value = 146.0, .min = 0.001, .max = 1e6, .integer = false,
        .source = "torch-spyre cost model (2026): write ~146 GB/s (min-based estimate)"},
-      {SPYRE_FIELD(lpddr5.turnaround_ns), .unit = "ns per read/write bus turnaround", .value = 24.0, .min = 0, .max = 1e6, .integer = false,
-       .source = "derived with write_batch_bytes: 2 x 24 ns per 1024 written bytes makes balanced 1R+1W traffic sustain 103 GB/s (torch-spyre cost model: ~102-105 GB/s) and 2R+1W traffic 115 GB/s (measured add, calibration/add_bcast_sweep_records.csv: ~110-117 GB/s)"},
+      {SPYRE_FIELD(lpddr5.turnaround_ns), .unit = "ns per read/write bus turnaround", .value = 24.0, .min = 0,
+       .max = 1e6, .integer = false,
+       .source = "derived with write_batch_bytes: 2 x 24 ns per 1024 written bytes makes balanced 1R+1W traffic "
+                 "sustain 103 GB/s (torch-spyre cost model: ~102-105 GB/s) and 2R+1W traffic 115 GB/s (measured add, "
+                 "calibration/add_bcast_sweep_records.csv: ~110-117 GB/s)"},
       {SPYRE_FIELD(lpddr5.latency_ns), .unit = "ns", .value = 400.0, .min = 0, .max = 1e6, .integer = false,
-       .source = "calibrated (docs/calibration.md): loaded latency seen by a core: 16 requests x 2 KiB in flight / 400 ns limits one core reading DRAM (add 1/2/32 cores -6/+2/-2%)",
+       .source = "calibrated (docs/calibration.md): loaded latency seen by a core: 16 requests x 2 KiB in flight / 400 "
+                 "ns limits one core reading DRAM (add 1/2/32 cores -6/+2/-2%)",
        .before_calibration = 120.0},
       {SPYRE_FIELD(lpddr5.write_ack_ns), .unit = "ns", .value = -1.0, .min = -1, .max = 1e6, .integer = false,
-       .source = "assumption: -1 = a write completes latency_ns after its data reaches the channel; >= 0 = posted writes, acknowledged this long after the controller admits them"},
+       .source = "assumption: -1 = a write completes latency_ns after its data reaches the channel; >= 0 = posted "
+                 "writes, acknowledged this long after the controller admits them"},
       {SPYRE_FIELD(lpddr5.interleave_bytes), .unit = "bytes", .value = 256, .min = 32, .max = 1 << 30, .integer = true,
        .source = "assumption: addresses interleave across channels every 256 bytes"},
-      {SPYRE_FIELD(lpddr5.write_batch_bytes), .unit = "bytes per channel", .value = 1024, .min = 32, .max = 1 << 30, .integer = true,
-       .source = "assumption: the controller drains buffered writes in 1 KiB batches per channel between reads (see turnaround_ns)"},
-      {SPYRE_FIELD(lpddr5.queue_depth_chunks), .unit = "interleave chunks per channel", .value = 32, .min = 1, .max = 1 << 20, .integer = true,
-       .source = "assumption: a 32-entry command queue per channel; beyond it the controller pushes back on the initiators"},
+      {SPYRE_FIELD(lpddr5.write_batch_bytes), .unit = "bytes per channel", .value = 1024, .min = 32, .max = 1 << 30,
+       .integer = true,
+       .source = "assumption: the controller drains buffered writes in 1 KiB batches per channel between reads (see "
+                 "turnaround_ns)"},
+      {SPYRE_FIELD(lpddr5.queue_depth_chunks), .unit = "interleave chunks per channel", .value = 32, .min = 1,
+       .max = 1 << 20, .integer = true,
+       .source =
+           "assumption: a 32-entry command queue per channel; beyond it the controller pushes back on the initiators"},
 
       // data_ring
-      {SPYRE_FIELD(data_ring.bytes_per_cycle), .unit = "bytes/cycle per direction per hop", .value = 128, .min = 1, .max = 1 << 20, .integer = true,
-       .source = "seed 002: bi-directional ring at 128 B/cycle per direction"},
-      {SPYRE_FIELD(data_ring.hop_latency_cycles), .unit = "cycles", .value = 4.0, .min = 0, .max = 1e6, .integer = false,
-       .source = "assumption"},
+      {SPYRE_FIELD(data_ring.bytes_per_cycle), .unit = "bytes/cycle per direction per hop", .value = 128, .min = 1,
+       .max = 1 << 20, .integer = true, .source = "seed 002: bi-directional ring at 128 B/cycle per direction"},
+      {SPYRE_FIELD(data_ring.hop_latency_cycles), .unit = "cycles", .value = 4.0, .min = 0, .max = 1e6,
+       .integer = false, .source = "assumption"},
 
       // reduce_ring
-      {SPYRE_FIELD(reduce_ring.bytes_per_cycle), .unit = "bytes/cycle per direction per hop", .value = 128, .min = 1, .max = 1 << 20, .integer = true,
-       .source = "seed 000 (reduce-sum ring) with the data ring's width, seed 002"},
-      {SPYRE_FIELD(reduce_ring.hop_latency_cycles), .unit = "cycles", .value = 4.0, .min = 0, .max = 1e6, .integer = false,
-       .source = "assumption"},
+      {SPYRE_FIELD(reduce_ring.bytes_per_cycle), .unit = "bytes/cycle per direction per hop", .value = 128, .min = 1,
+       .max = 1 << 20, .integer = true, .source = "seed 000 (reduce-sum ring) with the data ring's width, seed 002"},
+      {SPYRE_FIELD(reduce_ring.hop_latency_cycles), .unit = "cycles", .value = 4.0, .min = 0, .max = 1e6,
+       .integer = false, .source = "assumption"},
 
       // host_link
-      {SPYRE_FIELD(host_link.gbps), .unit = "GB/s per direction", .value = 50.0, .min = 0.001, .max = 1e6, .integer = false,
-       .source = "PCIe gen5 x16: 63 GB/s raw per direction, ~80% achievable (assumption)"},
-      {SPYRE_FIELD(host_link.latency_us), .unit = "us per transfer", .value = 1.0, .min = 0, .max = 1e6, .integer = false,
-       .source = "assumption"},
+      {SPYRE_FIELD(host_link.gbps), .unit = "GB/s per direction", .value = 50.0, .min = 0.001, .max = 1e6,
+       .integer = false, .source = "PCIe gen5 x16: 63 GB/s raw per direction, ~80% achievable (assumption)"},
+      {SPYRE_FIELD(host_link.latency_us), .unit = "us per transfer", .value = 1.0, .min = 0, .max = 1e6,
+       .integer = false, .source = "assumption"},
 
       // launch
-      {SPYRE_FIELD(launch.bundle_overhead_us), .unit = "us per bundle launch", .value = 11.0, .min = 0, .max = 1e9, .integer = false,
+      {SPYRE_FIELD(launch.bundle_overhead_us), .unit = "us per bundle launch", .value = 11.0, .min = 0, .max = 1e9,
+       .integer = false,
        .source = "calibrated (docs/calibration.md): fit to the seed-000 softmax rows (was a 15 us placeholder)",
        .before_calibration = 15.0},
-      {SPYRE_FIELD(launch.sdsc_overhead_ns), .unit = "ns per SDSC", .value = 0.0, .min = 0, .max = 1e12, .integer = false,
-       .source = "calibrated (docs/calibration.md): fit to the seed-000 softmax rows: dispatch is within the other per-kernel costs",
+      {SPYRE_FIELD(launch.sdsc_overhead_ns), .unit = "ns per SDSC", .value = 0.0, .min = 0, .max = 1e12,
+       .integer = false,
+       .source = "calibrated (docs/calibration.md): fit to the seed-000 softmax rows: dispatch is within the other "
+                 "per-kernel costs",
        .before_calibration = 500.0},
-      {SPYRE_FIELD(launch.barrier_ns_per_level), .unit = "ns per log2(cores) level", .value = 1350.0, .min = 0, .max = 1e12, .integer = false,
-       .source = "calibrated (docs/calibration.md): fit: the 4-core softmax row is slower than one core: 2 levels x 1.35 us per SDSC; 32 cores: 6.75 us (small 32-core kernels of the sweep take 8.8-11 us)",
+      {SPYRE_FIELD(launch.barrier_ns_per_level), .unit = "ns per log2(cores) level", .value = 1350.0, .min = 0,
+       .max = 1e12, .integer = false,
+       .source = "calibrated (docs/calibration.md): fit: the 4-core softmax row is slower than one core: 2 levels x "
+                 "1.35 us per SDSC; 32 cores: 6.75 us (small 32-core kernels of the sweep take 8.8-11 us)",
        .before_calibration = 0.0},
 
       // address
-      {SPYRE_FIELD(address.segment_bytes), .unit = "bytes", .value = 17179869184, .min = 4096, .max = 9e18, .integer = true,
-       .source = "torch-spyre bundles: kernel argument i lives at 0x400000000 x i"},
+      {SPYRE_FIELD(address.segment_bytes), .unit = "bytes", .value = 17179869184, .min = 4096, .max = 9e18,
+       .integer = true, .source = "torch-spyre bundles: kernel argument i lives at 0x400000000 x i"},
       {SPYRE_FIELD(address.segments), .unit = "segments", .value = 8, .min = 1, .max = 64, .integer = true,
        .source = "torch-spyre bundles: 8 segments, segment 7 holds the program"},
       {SPYRE_FIELD(address.program_segment), .unit = "segment", .value = 7, .min = 0, .max = 63, .integer = true,
        .source = "torch-spyre bundles: segment 7 holds the program"},
-      {SPYRE_FIELD(address.span_limit_bytes), .unit = "bytes", .value = 268435456, .min = 4096, .max = 9e18, .integer = true,
-       .source = "seed 001: a core addresses at most 256 MB per tensor"},
+      {SPYRE_FIELD(address.span_limit_bytes), .unit = "bytes", .value = 268435456, .min = 4096, .max = 9e18,
+       .integer = true, .source = "seed 001: a core addresses at most 256 MB per tensor"},
   };
   return table;
 }

@@ -163,7 +163,8 @@ class Parser {
     return next().text;
   }
   void expect_ident(const std::string& word) {
-    if (peek().kind != Tok::Ident || peek().text != word) error(peek().line, "expected '" + word + "', found '" + describe(peek()) + "'");
+    if (peek().kind != Tok::Ident || peek().text != word)
+      error(peek().line, "expected '" + word + "', found '" + describe(peek()) + "'");
     next();
   }
   static std::string describe(const Token& t) { return t.kind == Tok::End ? "end of file" : t.text; }
@@ -268,8 +269,10 @@ class Parser {
       } else if (name.rfind("arith.", 0) == 0) {
         op.kind = Operation::Binary;
         op.op = name.substr(6);
-        static const std::vector<std::string> known = {"addi", "subi", "muli", "divsi", "divui", "remsi", "remui", "floordivsi", "ceildivsi"};
-        if (std::find(known.begin(), known.end(), op.op) == known.end()) error(op.line, "unsupported operation '" + name + "'");
+        static const std::vector<std::string> known = {"addi",  "subi",  "muli",       "divsi",    "divui",
+                                                       "remsi", "remui", "floordivsi", "ceildivsi"};
+        if (std::find(known.begin(), known.end(), op.op) == known.end())
+          error(op.line, "unsupported operation '" + name + "'");
         op.operands.push_back(expect_value());
         expect_punct(",");
         op.operands.push_back(expect_value());
@@ -342,7 +345,8 @@ class Parser {
       if (op.sdsc_file.empty()) error(op.line, "sdsc_execute without sdsc_filename");
       if (!have_ids && !op.operands.empty()) error(op.line, "sdsc_execute has operands but no symbol_ids");
       if (op.symbol_ids.size() != op.operands.size()) {
-        error(op.line, std::to_string(op.operands.size()) + " operands for " + std::to_string(op.symbol_ids.size()) + " symbol_ids");
+        error(op.line, std::to_string(op.operands.size()) + " operands for " + std::to_string(op.symbol_ids.size()) +
+                           " symbol_ids");
       }
       return op;
     }
@@ -436,9 +440,12 @@ class Parser {
     while (true) {
       if (accept_punct("*")) {
         left = make(AffineExpr::Mul, left, parse_affine_atom());
-      } else if (peek().kind == Tok::Ident && (peek().text == "floordiv" || peek().text == "ceildiv" || peek().text == "mod")) {
+      } else if (peek().kind == Tok::Ident &&
+                 (peek().text == "floordiv" || peek().text == "ceildiv" || peek().text == "mod")) {
         const std::string word = next().text;
-        const auto kind = word == "floordiv" ? AffineExpr::FloorDiv : word == "ceildiv" ? AffineExpr::CeilDiv : AffineExpr::Mod;
+        const auto kind = word == "floordiv"  ? AffineExpr::FloorDiv
+                          : word == "ceildiv" ? AffineExpr::CeilDiv
+                                              : AffineExpr::Mod;
         left = make(kind, left, parse_affine_atom());
       } else {
         return left;
@@ -518,7 +525,8 @@ class Interpreter {
             launch.symbols[op.symbol_ids[i]] = value(env, op.operands[i], op.line);
           }
           out_.launches.push_back(launch);
-          if (out_.launches.size() > kMaxLaunches) error(op.line, "more than " + std::to_string(kMaxLaunches) + " SDSC launches after unrolling loops");
+          if (out_.launches.size() > kMaxLaunches)
+            error(op.line, "more than " + std::to_string(kMaxLaunches) + " SDSC launches after unrolling loops");
           break;
         }
         case Operation::For: {
@@ -566,19 +574,28 @@ class Interpreter {
 
   int64_t eval(const AffineExpr& e, const std::vector<int64_t>& args, size_t dims, int line) const {
     switch (e.kind) {
-      case AffineExpr::Const: return e.value;
-      case AffineExpr::Dim: return args[static_cast<size_t>(e.value)];
-      case AffineExpr::Sym: return args[dims + static_cast<size_t>(e.value)];
-      case AffineExpr::Neg: return -eval(*e.a, args, dims, line);
-      default: break;
+      case AffineExpr::Const:
+        return e.value;
+      case AffineExpr::Dim:
+        return args[static_cast<size_t>(e.value)];
+      case AffineExpr::Sym:
+        return args[dims + static_cast<size_t>(e.value)];
+      case AffineExpr::Neg:
+        return -eval(*e.a, args, dims, line);
+      default:
+        break;
     }
     const int64_t a = eval(*e.a, args, dims, line);
     const int64_t b = eval(*e.b, args, dims, line);
     switch (e.kind) {
-      case AffineExpr::Add: return a + b;
-      case AffineExpr::Sub: return a - b;
-      case AffineExpr::Mul: return a * b;
-      default: break;
+      case AffineExpr::Add:
+        return a + b;
+      case AffineExpr::Sub:
+        return a - b;
+      case AffineExpr::Mul:
+        return a * b;
+      default:
+        break;
     }
     if (b == 0) error(line, "division by zero in affine map");
     if (e.kind == AffineExpr::FloorDiv) return floor_div(a, b);
@@ -593,7 +610,8 @@ class Interpreter {
 
 }  // namespace
 
-BundleMlir parse_bundle_mlir(const std::string& text, const std::string& file, const std::function<int64_t(size_t)>& arg_value) {
+BundleMlir parse_bundle_mlir(const std::string& text, const std::string& file,
+                             const std::function<int64_t(size_t)>& arg_value) {
   BundleMlir out;
   Parser parser(tokenize(text, file), file);
   std::vector<Operation> body = parser.parse(out);

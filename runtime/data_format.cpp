@@ -8,9 +8,7 @@ std::optional<DataFormat> parse_data_format(const std::string& name) {
   return std::nullopt;
 }
 
-const char* data_format_name(DataFormat format) {
-  return format == DataFormat::Dl16 ? "SEN169_FP16" : "IEEE_FP32";
-}
+const char* data_format_name(DataFormat format) { return format == DataFormat::Dl16 ? "SEN169_FP16" : "IEEE_FP32"; }
 
 int word_bytes(DataFormat format) { return format == DataFormat::Dl16 ? 2 : 4; }
 

@@ -24,8 +24,9 @@ DeviceMemory::DeviceMemory(const Program& program, const DeviceLimits& limits) :
   int64_t total = 0;
   for (const auto& [segment, span] : spans) total += span.second - span.first;
   if (total > kMaxBytes) {
-    fail("", "functional mode", "the program's tensors need " + std::to_string(total >> 20) + " MiB of device memory, more than the " +
-                                    std::to_string(kMaxBytes >> 30) + " GiB a functional run may hold; run without inputs for timing only");
+    fail("", "functional mode",
+         "the program's tensors need " + std::to_string(total >> 20) + " MiB of device memory, more than the " +
+             std::to_string(kMaxBytes >> 30) + " GiB a functional run may hold; run without inputs for timing only");
   }
   for (const auto& [segment, span] : spans) {
     Region region;
@@ -41,7 +42,9 @@ uint8_t* DeviceMemory::hbm(int64_t address, int64_t bytes) {
   auto it = segments_.find(segment);
   if (it == segments_.end() || address < it->second.begin ||
       address + bytes > it->second.begin + static_cast<int64_t>(it->second.bytes.size())) {
-    fail("", "device memory", "access to HBM [" + std::to_string(address) + ", " + std::to_string(address + bytes) + ") outside every tensor of the program");
+    fail("", "device memory",
+         "access to HBM [" + std::to_string(address) + ", " + std::to_string(address + bytes) +
+             ") outside every tensor of the program");
   }
   return it->second.bytes.data() + (address - it->second.begin);
 }
@@ -49,7 +52,9 @@ uint8_t* DeviceMemory::hbm(int64_t address, int64_t bytes) {
 uint8_t* DeviceMemory::lx(int core, int64_t address, int64_t bytes) {
   if (core < 0 || core >= static_cast<int>(lx_.size())) fail("", "device memory", "no core " + std::to_string(core));
   if (address < 0 || address + bytes > limits_.lx_bytes) {
-    fail("", "device memory", "LX access [" + std::to_string(address) + ", " + std::to_string(address + bytes) + ") outside core " + std::to_string(core) + "'s LX");
+    fail("", "device memory",
+         "LX access [" + std::to_string(address) + ", " + std::to_string(address + bytes) + ") outside core " +
+             std::to_string(core) + "'s LX");
   }
   auto& lx = lx_[static_cast<size_t>(core)];
   if (lx.empty()) lx.assign(static_cast<size_t>(limits_.lx_bytes), 0);
@@ -62,7 +67,9 @@ void DeviceMemory::wipe_lx() {
 
 void DeviceMemory::upload(const HostTensor& tensor, const std::vector<float>& values) {
   if (static_cast<int64_t>(values.size()) != tensor.element_count()) {
-    fail("", tensor.name, "upload of " + std::to_string(values.size()) + " values into a tensor of " + std::to_string(tensor.element_count()));
+    fail("", tensor.name,
+         "upload of " + std::to_string(values.size()) + " values into a tensor of " +
+             std::to_string(tensor.element_count()));
   }
   uint8_t* base = hbm(tensor.address, tensor.layout.size_bytes());
   const float* next = values.data();

@@ -34,10 +34,10 @@ std::map<std::string, std::vector<float>> read_host_inputs(const Program& progra
     }
     NpyArray array = read_npy(path.string());
     if (!shapes_compatible(array.shape, t.shape)) {
-      fail(path.string(), "", "shape " + shape_text(array.shape) + " does not match " + t.name + "'s shape " + shape_text(t.host_shape()) +
-                                  " (dims " + [&] {
-                                    return join(t.dims, ", ");
-                                  }() + ")");
+      fail(
+          path.string(), "",
+          "shape " + shape_text(array.shape) + " does not match " + t.name + "'s shape " + shape_text(t.host_shape()) +
+              " (dims " + [&] { return join(t.dims, ", "); }() + ")");
     }
     inputs[t.name] = std::move(array.values);
   }
@@ -45,12 +45,15 @@ std::map<std::string, std::vector<float>> read_host_inputs(const Program& progra
   return inputs;
 }
 
-Comparison compare_values(const HostTensor& tensor, const std::vector<float>& got, const NpyArray& expected, double rtol, double atol) {
+Comparison compare_values(const HostTensor& tensor, const std::vector<float>& got, const NpyArray& expected,
+                          double rtol, double atol) {
   Comparison c;
   c.name = tensor.name;
   c.elements = static_cast<int64_t>(got.size());
   if (!shapes_compatible(expected.shape, tensor.host_shape())) {
-    fail("", tensor.name, "reference shape " + shape_text(expected.shape) + " does not match the output shape " + shape_text(tensor.host_shape()));
+    fail("", tensor.name,
+         "reference shape " + shape_text(expected.shape) + " does not match the output shape " +
+             shape_text(tensor.host_shape()));
   }
   double worst_excess = -1;
   for (int64_t i = 0; i < c.elements; ++i) {

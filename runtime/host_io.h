@@ -23,8 +23,8 @@ struct Comparison {
   std::string name;
   int64_t elements = 0;
   int64_t mismatches = 0;
-  int64_t worst_index = -1;     // flat C-order index of the largest excess error
-  std::string worst_coords;     // "(3, 17)"
+  int64_t worst_index = -1;  // flat C-order index of the largest excess error
+  std::string worst_coords;  // "(3, 17)"
   float got = 0, expected = 0;
   double abs_error = 0;
   bool passed = true;
@@ -32,6 +32,7 @@ struct Comparison {
 
 // numpy.allclose semantics element by element: |got - expected| <= atol + rtol * |expected|;
 // NaNs match NaNs and infinities match infinities of the same sign.
-Comparison compare_values(const HostTensor& tensor, const std::vector<float>& got, const NpyArray& expected, double rtol, double atol);
+Comparison compare_values(const HostTensor& tensor, const std::vector<float>& got, const NpyArray& expected,
+                          double rtol, double atol);
 
 }  // namespace spyre

@@ -30,9 +30,7 @@ JsonNode::JsonNode(const Json& value, std::string file, std::string path)
 
 void JsonNode::error(const std::string& reason) const { fail(file_, path_, reason); }
 
-bool JsonNode::has(const std::string& key) const {
-  return value_->is_object() && value_->contains(key);
-}
+bool JsonNode::has(const std::string& key) const { return value_->is_object() && value_->contains(key); }
 
 JsonNode JsonNode::at(const std::string& key) const {
   if (!value_->is_object()) error("expected an object");

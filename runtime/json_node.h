@@ -32,8 +32,8 @@ class JsonNode {
 
   JsonNode at(const std::string& key) const;  // required member of an object
   std::optional<JsonNode> find(const std::string& key) const;
-  JsonNode element(size_t index) const;        // array element
-  size_t size() const;                         // array or object size
+  JsonNode element(size_t index) const;  // array element
+  size_t size() const;                   // array or object size
   std::vector<std::pair<std::string, JsonNode>> members() const;
 
   // Scalars. SuperDSC writes many integers as strings ("-1", "10752"), so

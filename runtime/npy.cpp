@@ -79,12 +79,15 @@ NpyArray read_npy(const std::string& path) {
   static const std::regex descr_re(R"('descr'\s*:\s*'([<>|=])([a-z])(\d+)')");
   static const std::regex order_re(R"('fortran_order'\s*:\s*(True|False))");
   static const std::regex shape_re(R"('shape'\s*:\s*\(([^)]*)\))");
-  if (!std::regex_search(header, m, descr_re)) fail(path, "", "header has no simple 'descr' (structured dtypes are not supported)");
+  if (!std::regex_search(header, m, descr_re))
+    fail(path, "", "header has no simple 'descr' (structured dtypes are not supported)");
   const std::string order = m[1];
   NpyArray array;
   array.dtype = std::string(m[2]) + std::string(m[3]);
-  static const std::vector<std::string> supported = {"f2", "f4", "f8", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "b1"};
-  if (std::find(supported.begin(), supported.end(), array.dtype) == supported.end()) fail(path, "", "unsupported dtype '" + array.dtype + "'");
+  static const std::vector<std::string> supported = {"f2", "f4", "f8", "i1", "i2", "i4",
+                                                     "i8", "u1", "u2", "u4", "u8", "b1"};
+  if (std::find(supported.begin(), supported.end(), array.dtype) == supported.end())
+    fail(path, "", "unsupported dtype '" + array.dtype + "'");
   if (order == ">" && dtype_bytes(array.dtype) > 1) fail(path, "", "big-endian arrays are not supported");
   if (!std::regex_search(header, m, order_re)) fail(path, "", "header has no 'fortran_order'");
   const bool fortran = m[1] == "True";
@@ -99,7 +102,8 @@ NpyArray read_npy(const std::string& path) {
   const int width = dtype_bytes(array.dtype);
   std::vector<char> raw(static_cast<size_t>(count * width));
   if (!in.read(raw.data(), static_cast<std::streamsize>(raw.size()))) {
-    fail(path, "", "holds fewer than the " + std::to_string(count) + " elements its shape " + shape_text(array.shape) + " needs");
+    fail(path, "",
+         "holds fewer than the " + std::to_string(count) + " elements its shape " + shape_text(array.shape) + " needs");
   }
   array.values.resize(static_cast<size_t>(count));
   if (!fortran) {
@@ -124,7 +128,8 @@ NpyArray read_npy(const std::string& path) {
   return array;
 }
 
-void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& values, const std::string& dtype) {
+void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& values,
+               const std::string& dtype) {
   if (dtype != "f2" && dtype != "f4") fail(path, "", "can only write f2 or f4 arrays");
   std::string header = "{'descr': '<" + dtype + "', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
   // Pad so the data starts on a 64-byte boundary (magic 6 + version 2 + length 2).

@@ -10,16 +10,17 @@
 namespace spyre {
 
 struct NpyArray {
-  std::string dtype;             // numpy descr without byte order, e.g. "f2", "f4", "i8", "b1"
+  std::string dtype;  // numpy descr without byte order, e.g. "f2", "f4", "i8", "b1"
   std::vector<int64_t> shape;
-  std::vector<float> values;     // C order
+  std::vector<float> values;  // C order
   int64_t size() const;
 };
 
 // Throws SpyreError naming the file for anything unreadable or unsupported.
 NpyArray read_npy(const std::string& path);
 // dtype "f2" (IEEE half) or "f4".
-void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& values, const std::string& dtype);
+void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& values,
+               const std::string& dtype);
 
 std::string shape_text(const std::vector<int64_t>& shape);  // "(512, 1024)"
 

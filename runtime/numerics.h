@@ -56,7 +56,7 @@ inline float round_dl16(float value) { return dl16_to_float(float_to_dl16(value)
 
 // IEEE 754 binary16 (host fp16 .npy files).
 uint16_t float_to_half(float value);
-float half_to_float(uint16_t bits);
+float half_to_float(uint16_t h);
 
 // bfloat16 (host side only; the device computes bf16 tensors in DLFloat16).
 uint16_t float_to_bf16(float value);

@@ -98,11 +98,16 @@ std::vector<std::string> known_op_names() {
 
 const char* op_kind_name(OpKind kind) {
   switch (kind) {
-    case OpKind::Elementwise: return "elementwise";
-    case OpKind::Reduction: return "reduction";
-    case OpKind::Matmul: return "matmul";
-    case OpKind::Copy: return "copy";
-    case OpKind::Shuffle: return "shuffle";
+    case OpKind::Elementwise:
+      return "elementwise";
+    case OpKind::Reduction:
+      return "reduction";
+    case OpKind::Matmul:
+      return "matmul";
+    case OpKind::Copy:
+      return "copy";
+    case OpKind::Shuffle:
+      return "shuffle";
   }
   return "?";
 }

@@ -22,11 +22,11 @@ enum class OpKind {
 enum class SfuCost { Simple, Divide, Transcendental, Reduce, ReduceStick };
 
 struct OpInfo {
-  std::string name;     // opFuncName as written in SuperDSC
+  std::string name;  // opFuncName as written in SuperDSC
   OpKind kind;
-  int min_inputs;       // computeOp_ inputLabeledDs count (reductions include the output)
+  int min_inputs;  // computeOp_ inputLabeledDs count (reductions include the output)
   int max_inputs;
-  int outputs;          // computeOp_ outputLabeledDs count
+  int outputs;  // computeOp_ outputLabeledDs count
   SfuCost cost;
   std::vector<std::string> constants;  // constantInfo_ names the op reads
 };

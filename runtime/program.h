@@ -38,10 +38,10 @@ struct DeviceLimits {
 
 // A tensor the host sees: a kernel argument (or a part of one) in HBM.
 struct HostTensor {
-  std::string name;       // "arg1", or "arg0_262144" when a segment holds several
+  std::string name;  // "arg1", or "arg0_262144" when a segment holds several
   int segment = 0;
-  int64_t offset = 0;     // within the segment
-  int64_t address = 0;    // absolute device address
+  int64_t offset = 0;   // within the segment
+  int64_t address = 0;  // absolute device address
   DataFormat format = DataFormat::Dl16;
   std::vector<std::string> dims;  // host dimension order: N_ order, stick dim last
   std::vector<int64_t> shape;     // host shape (broadcast dims are 1)
@@ -50,19 +50,19 @@ struct HostTensor {
   bool is_output = false;         // written by the program
   std::string first_use;          // "sdsc_0.json Tensor0", for messages
   // From a program.json manifest (empty / unset without one):
-  std::string role;                     // input, weight, output, constant, intermediate
-  std::optional<float> constant;        // constants: every element's value
-  std::vector<int64_t> visible_shape;   // the host's shape when it drops size-1 dims
-  int storage = -1;                     // views: index of the tensor owning the bytes
+  std::string role;                    // input, weight, output, constant, intermediate
+  std::optional<float> constant;       // constants: every element's value
+  std::vector<int64_t> visible_shape;  // the host's shape when it drops size-1 dims
+  int storage = -1;                    // views: index of the tensor owning the bytes
   int64_t element_count() const;
   const std::vector<int64_t>& host_shape() const { return visible_shape.empty() ? shape : visible_shape; }
 };
 
 struct TensorBinding {
   MemComponent component = MemComponent::Hbm;
-  TensorLayout layout;              // HBM: full tensor; LX: one core's slice
-  int host_tensor = -1;             // HBM: index into Program::host_tensors
-  int64_t hbm_base = 0;             // HBM: absolute address of the tensor's first byte
+  TensorLayout layout;                // HBM: full tensor; LX: one core's slice
+  int host_tensor = -1;               // HBM: index into Program::host_tensors
+  int64_t hbm_base = 0;               // HBM: absolute address of the tensor's first byte
   std::map<int, int64_t> lx_address;  // LX: core -> byte address in that core's LX
   std::map<int, Box> core_box;        // core -> the part of the tensor it works on
   bool read = false;                  // read by this kernel (a reduction's output-as-input excluded)
@@ -72,8 +72,8 @@ struct TensorBinding {
 struct Kernel {
   std::shared_ptr<const Sdsc> sdsc;
   int bundle = 0;
-  int launch_line = 0;     // sdsc_execute line in bundle.mlir (0: none)
-  std::string label;       // sdsc file name as listed, e.g. "sdsc_3.json"
+  int launch_line = 0;                 // sdsc_execute line in bundle.mlir (0: none)
+  std::string label;                   // sdsc file name as listed, e.g. "sdsc_3.json"
   std::vector<TensorBinding> tensors;  // by ldsIdx_
 };
 

@@ -61,8 +61,9 @@ std::vector<Launch> list_launches(const fs::path& dir, const DeviceLimits& limit
   if (has_mlir) {
     BundleMlir bundle = read_bundle_mlir(mlir.string(), [&](size_t i) {
       if (static_cast<int>(i) >= limits.segments || static_cast<int>(i) == limits.program_segment) {
-        fail(mlir.string(), "", "argument " + std::to_string(i) + " has no segment (segments 0-" + std::to_string(limits.segments - 1) +
-                                    ", segment " + std::to_string(limits.program_segment) + " holds the program)");
+        fail(mlir.string(), "",
+             "argument " + std::to_string(i) + " has no segment (segments 0-" + std::to_string(limits.segments - 1) +
+                 ", segment " + std::to_string(limits.program_segment) + " holds the program)");
       }
       return static_cast<int64_t>(i) * limits.segment_bytes;
     });
@@ -80,25 +81,27 @@ std::vector<Launch> list_launches(const fs::path& dir, const DeviceLimits& limit
   if (files.empty()) {
     std::vector<std::string> sub;
     for (const auto& entry : fs::directory_iterator(dir)) {
-      if (entry.is_directory() && (fs::exists(entry.path() / "bundle.mlir") || fs::exists(entry.path() / "sdsc_0.json"))) {
+      if (entry.is_directory() &&
+          (fs::exists(entry.path() / "bundle.mlir") || fs::exists(entry.path() / "sdsc_0.json"))) {
         sub.push_back(entry.path().filename().string());
       }
     }
     std::sort(sub.begin(), sub.end());
     const std::string hint = join(sub, ", ");
-    fail(dir.string(), "", sub.empty() ? "no bundle.mlir and no sdsc_N.json files: not a bundle directory"
-                                       : "not a bundle itself; it holds the bundles " + hint + " (run one of them)");
+    fail(dir.string(), "",
+         sub.empty() ? "no bundle.mlir and no sdsc_N.json files: not a bundle directory"
+                     : "not a bundle itself; it holds the bundles " + hint + " (run one of them)");
   }
   std::sort(files.begin(), files.end());
   for (const auto& [n, name] : files) launches.push_back({name, {}, 0});
   return launches;
 }
 
-std::string dims_text(const std::vector<std::string>& dims) {
-  return "[" + join(dims, ", ") + "]";
-}
+std::string dims_text(const std::vector<std::string>& dims) { return "[" + join(dims, ", ") + "]"; }
 
-std::string base_name(const fs::path& dir) { return dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string(); }
+std::string base_name(const fs::path& dir) {
+  return dir.filename().empty() ? dir.parent_path().filename().string() : dir.filename().string();
+}
 
 class Binder {
  public:
@@ -158,7 +161,8 @@ class Binder {
     }
     for (size_t i = 0; i < manifest_->tensors.size(); ++i) {
       for (size_t j = 0; j < manifest_->tensors.size(); ++j) {
-        if (manifest_->tensors[j].name == manifest_->tensors[i].storage) program_.host_tensors[i].storage = static_cast<int>(j);
+        if (manifest_->tensors[j].name == manifest_->tensors[i].storage)
+          program_.host_tensors[i].storage = static_cast<int>(j);
       }
     }
   }
@@ -172,7 +176,8 @@ class Binder {
     for (int core : sdsc->core_ids) {
       if (core >= limits_.cores) {
         fail(path.string(), "$." + sdsc->name + ".coreIdToWkSlice_",
-             "uses core " + std::to_string(core) + " but the card has " + std::to_string(limits_.cores) + " cores (arch 'cores')");
+             "uses core " + std::to_string(core) + " but the card has " + std::to_string(limits_.cores) +
+                 " cores (arch 'cores')");
       }
     }
     sdscs_[path.string()] = sdsc;
@@ -184,7 +189,8 @@ class Binder {
       const auto& sdsc = sdscs_.at((dir_ / l.file).string());
       for (const auto& a : sdsc->allocations) {
         if (a.component != MemComponent::Hbm || a.symbolic) continue;
-        for (const auto& [core, address] : a.start_address) used_segments_.insert(static_cast<int>(address / limits_.segment_bytes));
+        for (const auto& [core, address] : a.start_address)
+          used_segments_.insert(static_cast<int>(address / limits_.segment_bytes));
       }
     }
   }
@@ -195,7 +201,8 @@ class Binder {
       used_segments_.insert(s);
       return s;
     }
-    fail(sdsc.file, alloc.path, "more kernel arguments than the " + std::to_string(limits_.segments - 1) + " argument segments");
+    fail(sdsc.file, alloc.path,
+         "more kernel arguments than the " + std::to_string(limits_.segments - 1) + " argument segments");
   }
 
   void bind_launch(const Launch& launch) {
@@ -204,9 +211,12 @@ class Binder {
     kernel.sdsc = sdsc;
     kernel.bundle = bundle_;
     kernel.launch_line = launch.line;
-    kernel.label = relocation_ && manifest_->bundles.size() > 1 ? program_.bundles[static_cast<size_t>(bundle_)].name + "/" + launch.file : launch.file;
+    kernel.label = relocation_ && manifest_->bundles.size() > 1
+                       ? program_.bundles[static_cast<size_t>(bundle_)].name + "/" + launch.file
+                       : launch.file;
     kernel.tensors.resize(sdsc->tensors.size());
-    for (size_t t = 0; t < sdsc->tensors.size(); ++t) bind_tensor(*sdsc, launch, static_cast<int>(t), kernel.tensors[t]);
+    for (size_t t = 0; t < sdsc->tensors.size(); ++t)
+      bind_tensor(*sdsc, launch, static_cast<int>(t), kernel.tensors[t]);
     mark_accesses(*sdsc, kernel);
     program_.kernels.push_back(std::move(kernel));
   }
@@ -224,13 +234,16 @@ class Binder {
       for (int core : sdsc.core_ids) {
         const int64_t address = alloc.start_address.at(core);
         if (address % limits_.lx_alignment != 0) {
-          fail(sdsc.file, alloc.path, "LX start address " + std::to_string(address) + " of core " + std::to_string(core) + " is not " +
-                                          std::to_string(limits_.lx_alignment) + "-byte aligned");
+          fail(sdsc.file, alloc.path,
+               "LX start address " + std::to_string(address) + " of core " + std::to_string(core) + " is not " +
+                   std::to_string(limits_.lx_alignment) + "-byte aligned");
         }
         const int64_t end = address + b.layout.size_bytes();
         if (end > limits_.lx_bytes) {
-          fail(sdsc.file, alloc.path, "LX tensor " + tensor.name + " on core " + std::to_string(core) + " occupies [" + std::to_string(address) + ", " +
-                                          std::to_string(end) + "), beyond the " + std::to_string(limits_.lx_bytes) + "-byte LX");
+          fail(sdsc.file, alloc.path,
+               "LX tensor " + tensor.name + " on core " + std::to_string(core) + " occupies [" +
+                   std::to_string(address) + ", " + std::to_string(end) + "), beyond the " +
+                   std::to_string(limits_.lx_bytes) + "-byte LX");
         }
         if (end > limits_.lx_usable_bytes()) {
           reserved.push_back(core);
@@ -239,8 +252,10 @@ class Binder {
         b.lx_address[core] = address;
       }
       if (!reserved.empty()) {
-        program_.hazards.push_back({"lx_reserved_region", program_.bundles[static_cast<size_t>(bundle_)].name, launch.file, tensor.name, reserved, -1,
-                                    "LX bytes up to " + std::to_string(highest_end) + " reach into the backend's reserved region above " +
+        program_.hazards.push_back({"lx_reserved_region", program_.bundles[static_cast<size_t>(bundle_)].name,
+                                    launch.file, tensor.name, reserved, -1,
+                                    "LX bytes up to " + std::to_string(highest_end) +
+                                        " reach into the backend's reserved region above " +
                                         std::to_string(limits_.lx_usable_bytes())});
       }
       return;
@@ -257,24 +272,33 @@ class Binder {
         first = false;
       } else if (base != b.hbm_base) {
         fail(sdsc.file, alloc.path,
-             "start addresses disagree with the layout " + dims_text(alloc.layout_dims) + ": core " + std::to_string(sdsc.core_ids.front()) +
-                 " implies tensor base " + std::to_string(b.hbm_base) + ", core " + std::to_string(core) + " implies " + std::to_string(base));
+             "start addresses disagree with the layout " + dims_text(alloc.layout_dims) + ": core " +
+                 std::to_string(sdsc.core_ids.front()) + " implies tensor base " + std::to_string(b.hbm_base) +
+                 ", core " + std::to_string(core) + " implies " + std::to_string(base));
       }
     }
-    if (b.hbm_base < 0) fail(sdsc.file, alloc.path, "start addresses imply a negative tensor base " + std::to_string(b.hbm_base));
+    if (b.hbm_base < 0)
+      fail(sdsc.file, alloc.path, "start addresses imply a negative tensor base " + std::to_string(b.hbm_base));
     const int segment = static_cast<int>(b.hbm_base / limits_.segment_bytes);
     const int64_t offset = b.hbm_base % limits_.segment_bytes;
-    if (segment >= limits_.segments) fail(sdsc.file, alloc.path, "address " + std::to_string(b.hbm_base) + " is beyond the last segment");
+    if (segment >= limits_.segments)
+      fail(sdsc.file, alloc.path, "address " + std::to_string(b.hbm_base) + " is beyond the last segment");
     if (segment == limits_.program_segment) {
-      fail(sdsc.file, alloc.path, "address " + std::to_string(b.hbm_base) + " is in segment " + std::to_string(segment) + ", which holds the program");
+      fail(sdsc.file, alloc.path,
+           "address " + std::to_string(b.hbm_base) + " is in segment " + std::to_string(segment) +
+               ", which holds the program");
     }
     if (offset + b.layout.size_bytes() > limits_.segment_bytes) {
-      fail(sdsc.file, alloc.path, tensor.name + " spans [" + std::to_string(b.hbm_base) + ", " + std::to_string(b.hbm_base + b.layout.size_bytes()) +
-                                      "), outside its segment " + std::to_string(segment));
+      fail(sdsc.file, alloc.path,
+           tensor.name + " spans [" + std::to_string(b.hbm_base) + ", " +
+               std::to_string(b.hbm_base + b.layout.size_bytes()) + "), outside its segment " +
+               std::to_string(segment));
     }
     if (relocation_) {
       if (segment >= static_cast<int>(relocation_->size()) || (*relocation_)[static_cast<size_t>(segment)] < 0) {
-        fail(sdsc.file, alloc.path, "uses argument segment " + std::to_string(segment) + ", to which " + manifest_->file + " binds no buffer in this bundle");
+        fail(sdsc.file, alloc.path,
+             "uses argument segment " + std::to_string(segment) + ", to which " + manifest_->file +
+                 " binds no buffer in this bundle");
       }
       b.hbm_base = (*relocation_)[static_cast<size_t>(segment)] + offset;
       b.host_tensor = match_manifest_tensor(sdsc, launch, lds, b);
@@ -290,8 +314,9 @@ class Binder {
     auto bound = launch.symbols.find(value);
     if (bound != launch.symbols.end()) return bound->second;
     if (program_.bundles[static_cast<size_t>(bundle_)].has_mlir) {
-      fail(sdsc.file, alloc.path, "symbol " + std::to_string(value) + " (core " + std::to_string(core) + ") gets no value from bundle.mlir" +
-                                      (launch.line ? " line " + std::to_string(launch.line) : ""));
+      fail(sdsc.file, alloc.path,
+           "symbol " + std::to_string(value) + " (core " + std::to_string(core) + ") gets no value from bundle.mlir" +
+               (launch.line ? " line " + std::to_string(launch.line) : ""));
     }
     // A torch-spyre dump without bundle.mlir: each symbolic tensor is its own
     // kernel argument, in order of appearance, and a core's symbol stands for
@@ -300,7 +325,8 @@ class Binder {
     if (known != auto_symbols_.end()) return known->second;
     const auto key = std::make_pair(sdsc.file, lds);
     auto arg = auto_args_.find(key);
-    if (arg == auto_args_.end()) arg = auto_args_.emplace(key, int64_t{next_free_segment(sdsc, alloc)} * limits_.segment_bytes).first;
+    if (arg == auto_args_.end())
+      arg = auto_args_.emplace(key, int64_t{next_free_segment(sdsc, alloc)} * limits_.segment_bytes).first;
     const int64_t address = arg->second + b.layout.offset(b.core_box.at(core).origin);
     auto_symbols_[value] = address;
     return address;
@@ -320,22 +346,35 @@ class Binder {
     }
     const int segment = static_cast<int>(b.hbm_base / limits_.segment_bytes);
     const int index = register_host_tensor(sdsc, launch, lds, b, segment, b.hbm_base % limits_.segment_bytes);
-    program_.hazards.push_back({"layout_mismatch", program_.bundles[static_cast<size_t>(bundle_)].name, launch.file, t.name, {}, -1,
-                                "accesses HBM " + std::to_string(b.hbm_base) + " as " + b.layout.describe() + " but " + manifest_->file +
+    program_.hazards.push_back({"layout_mismatch",
+                                program_.bundles[static_cast<size_t>(bundle_)].name,
+                                launch.file,
+                                t.name,
+                                {},
+                                -1,
+                                "accesses HBM " + std::to_string(b.hbm_base) + " as " + b.layout.describe() + " but " +
+                                    manifest_->file +
                                     (seen.empty() ? " declares no tensor there" : " declares " + seen)});
     return index;
   }
 
-  int register_host_tensor(const Sdsc& sdsc, const Launch& launch, int lds, const TensorBinding& b, int segment, int64_t offset) {
+  int register_host_tensor(const Sdsc& sdsc, const Launch& launch, int lds, const TensorBinding& b, int segment,
+                           int64_t offset) {
     const LabeledDs& t = sdsc.tensors[lds];
     const std::string use = launch.file + " " + t.name;
     auto it = host_index_.find(b.hbm_base);
     if (it != host_index_.end()) {
       HostTensor& h = program_.host_tensors[it->second];
       if (!h.layout.same_bytes_as(b.layout) || h.format != t.format) {
-        program_.hazards.push_back({"layout_mismatch", program_.bundles[static_cast<size_t>(bundle_)].name, launch.file, t.name, {}, -1,
-                                    "accesses HBM " + std::to_string(b.hbm_base) + " as " + b.layout.describe() + " " + data_format_name(t.format) +
-                                        " but " + h.first_use + " uses it as " + h.layout.describe() + " " + data_format_name(h.format)});
+        program_.hazards.push_back({"layout_mismatch",
+                                    program_.bundles[static_cast<size_t>(bundle_)].name,
+                                    launch.file,
+                                    t.name,
+                                    {},
+                                    -1,
+                                    "accesses HBM " + std::to_string(b.hbm_base) + " as " + b.layout.describe() + " " +
+                                        data_format_name(t.format) + " but " + h.first_use + " uses it as " +
+                                        h.layout.describe() + " " + data_format_name(h.format)});
       }
       return it->second;
     }
@@ -422,9 +461,15 @@ class Binder {
         const int64_t a0 = hosts[i].address, a1 = a0 + hosts[i].layout.size_bytes();
         const int64_t b0 = hosts[j].address, b1 = b0 + hosts[j].layout.size_bytes();
         if (a0 < b1 && b0 < a1) {
-          program_.hazards.push_back({"hbm_overlap", program_.name, "", hosts[i].name + "/" + hosts[j].name, {}, -1,
-                                      "HBM ranges [" + std::to_string(a0) + ", " + std::to_string(a1) + ") and [" + std::to_string(b0) + ", " +
-                                          std::to_string(b1) + ") of different tensors overlap"});
+          program_.hazards.push_back({"hbm_overlap",
+                                      program_.name,
+                                      "",
+                                      hosts[i].name + "/" + hosts[j].name,
+                                      {},
+                                      -1,
+                                      "HBM ranges [" + std::to_string(a0) + ", " + std::to_string(a1) + ") and [" +
+                                          std::to_string(b0) + ", " + std::to_string(b1) +
+                                          ") of different tensors overlap"});
         }
       }
     }
@@ -449,7 +494,8 @@ class Binder {
 Program load_program(const std::string& bundle_dir, const DeviceLimits& limits) {
   const fs::path dir(bundle_dir);
   if (!fs::exists(dir)) fail(bundle_dir, "", "no such directory");
-  if (!fs::is_directory(dir)) fail(bundle_dir, "", "not a directory (a bundle is a directory holding bundle.mlir and sdsc_N.json files)");
+  if (!fs::is_directory(dir))
+    fail(bundle_dir, "", "not a directory (a bundle is a directory holding bundle.mlir and sdsc_N.json files)");
   const fs::path manifest_path = dir / "program.json";
   if (!fs::exists(manifest_path)) {
     Binder binder(limits, nullptr);
@@ -458,19 +504,23 @@ Program load_program(const std::string& bundle_dir, const DeviceLimits& limits) 
   }
   const ProgramManifest manifest = read_program_manifest(manifest_path.string());
   if (manifest.segment_bytes != limits.segment_bytes) {
-    fail(manifest.file, "$.segment_bytes", std::to_string(manifest.segment_bytes) + " differs from the arch's address.segment_bytes " + std::to_string(limits.segment_bytes));
+    fail(manifest.file, "$.segment_bytes",
+         std::to_string(manifest.segment_bytes) + " differs from the arch's address.segment_bytes " +
+             std::to_string(limits.segment_bytes));
   }
   Binder binder(limits, &manifest);
   std::vector<std::vector<int64_t>> relocations;
   for (const auto& b : manifest.bundles) {
     std::vector<int64_t> bases;
-    for (const auto& arg : b.arguments) bases.push_back(arg.empty() ? -1 : manifest.find_buffer(arg) * limits.segment_bytes);
+    for (const auto& arg : b.arguments)
+      bases.push_back(arg.empty() ? -1 : manifest.find_buffer(arg) * limits.segment_bytes);
     relocations.push_back(bases);
   }
   for (size_t i = 0; i < manifest.bundles.size(); ++i) {
     const std::string& d = manifest.bundles[i].dir;
     const fs::path bundle = d == "." ? dir : dir / d;
-    if (!fs::is_directory(bundle)) fail(manifest.file, "$.bundles[" + std::to_string(i) + "].dir", "no directory " + bundle.string());
+    if (!fs::is_directory(bundle))
+      fail(manifest.file, "$.bundles[" + std::to_string(i) + "].dir", "no directory " + bundle.string());
     binder.bind_bundle(bundle, d == "." ? base_name(dir) : d, &relocations[i]);
   }
   return binder.finish(manifest.name);

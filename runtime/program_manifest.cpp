@@ -39,7 +39,8 @@ ProgramManifest read_program_manifest(const std::string& path) {
     JsonNode b = bundles.element(i);
     ManifestBundle bundle;
     bundle.dir = b.at("dir").as_string();
-    if (bundle.dir.find("..") != std::string::npos || (!bundle.dir.empty() && bundle.dir[0] == '/')) b.at("dir").error("must be a path inside the program directory");
+    if (bundle.dir.find("..") != std::string::npos || (!bundle.dir.empty() && bundle.dir[0] == '/'))
+      b.at("dir").error("must be a path inside the program directory");
     JsonNode args = b.at("arguments");
     for (size_t a = 0; a < args.size(); ++a) {
       if (args.element(a).raw().is_null()) {
@@ -77,15 +78,18 @@ ProgramManifest read_program_manifest(const std::string& path) {
     std::vector<int> sorted = tensor.order;
     std::sort(sorted.begin(), sorted.end());
     for (size_t d = 0; d < sorted.size(); ++d) {
-      if (sorted[d] != static_cast<int>(d) || sorted.size() != tensor.shape.size()) layout.at("order").error("must list each of the " + std::to_string(tensor.shape.size()) + " dims once");
+      if (sorted[d] != static_cast<int>(d) || sorted.size() != tensor.shape.size())
+        layout.at("order").error("must list each of the " + std::to_string(tensor.shape.size()) + " dims once");
     }
-    if (tensor.stick < 0 || tensor.stick >= static_cast<int>(tensor.shape.size())) layout.at("stick").error("not a dim of the tensor");
+    if (tensor.stick < 0 || tensor.stick >= static_cast<int>(tensor.shape.size()))
+      layout.at("stick").error("not a dim of the tensor");
     if (auto v = t.find("value")) tensor.value = static_cast<float>(v->as_double());
     if (tensor.role == "constant" && !tensor.value) t.error("a constant needs a value");
     m.tensors.push_back(tensor);
   }
   for (size_t i = 0; i < m.tensors.size(); ++i) {
-    if (!names.count(m.tensors[i].storage)) tensors.element(i).at("storage").error("no tensor named '" + m.tensors[i].storage + "'");
+    if (!names.count(m.tensors[i].storage))
+      tensors.element(i).at("storage").error("no tensor named '" + m.tensors[i].storage + "'");
   }
   return m;
 }

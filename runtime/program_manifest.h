@@ -26,16 +26,16 @@ struct ManifestBuffer {
 
 struct ManifestTensor {
   std::string name;
-  std::string role;        // input, weight, output, constant, intermediate
+  std::string role;  // input, weight, output, constant, intermediate
   DataFormat format = DataFormat::Dl16;
   std::vector<int64_t> shape;       // device-side logical shape
   std::vector<int64_t> host_shape;  // what the host sees (empty: shape)
-  std::string storage;     // the tensor owning the bytes (itself unless a view)
-  int buffer = 0;          // index into buffers
-  int64_t offset = 0;      // byte offset in the buffer
-  std::vector<int> order;  // logical dims, innermost first
-  int stick = 0;           // logical dim forming the sticks
-  std::optional<float> value;  // constants
+  std::string storage;              // the tensor owning the bytes (itself unless a view)
+  int buffer = 0;                   // index into buffers
+  int64_t offset = 0;               // byte offset in the buffer
+  std::vector<int> order;           // logical dims, innermost first
+  int stick = 0;                    // logical dim forming the sticks
+  std::optional<float> value;       // constants
 };
 
 struct ProgramManifest {
@@ -45,7 +45,7 @@ struct ProgramManifest {
   std::vector<ManifestBundle> bundles;
   std::vector<ManifestBuffer> buffers;
   std::vector<ManifestTensor> tensors;
-  int find_buffer(const std::string& name) const;  // -1 when absent
+  int find_buffer(const std::string& wanted) const;  // -1 when absent
 };
 
 // Reads and validates program.json; errors name the file and JSON path.

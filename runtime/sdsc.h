@@ -31,12 +31,12 @@ struct PrimaryDsInfo {
 enum class DimScale { Normal = 1, Broadcast = -1, BroadcastStick = -2 };
 
 struct LabeledDs {
-  int index = 0;            // ldsIdx_
-  std::string name;         // dsName_, e.g. "Tensor0"
-  std::string ds_type;      // dsType_, key of primaryDsInfo_
+  int index = 0;        // ldsIdx_
+  std::string name;     // dsName_, e.g. "Tensor0"
+  std::string ds_type;  // dsType_, key of primaryDsInfo_
   std::map<std::string, DimScale> scale;
   DataFormat format = DataFormat::Dl16;
-  std::string path;         // JSON path, for messages
+  std::string path;  // JSON path, for messages
 };
 
 struct Allocation {
@@ -68,23 +68,23 @@ struct SdscConstant {
 };
 
 struct Sdsc {
-  std::string file;      // the sdsc_N.json path as opened
-  std::string name;      // top-level key, e.g. "0_add"
-  std::string dsc_name;  // dscs_[0] key, e.g. "add"
-  int num_cores = 0;     // numCoresUsed_
-  std::vector<int> core_ids;        // cores used, ascending
-  std::vector<std::string> dims;    // iteration dims, in N_ order
-  DimMap size;                      // N_
-  DimMap per_core;                  // dataStageParam_["0"].ss_
-  DimMap slices;                    // numWkSlicesPerDim_ (missing dims: 1)
-  std::map<int, DimMap> core_slice; // coreIdToWkSlice_
+  std::string file;                  // the sdsc_N.json path as opened
+  std::string name;                  // top-level key, e.g. "0_add"
+  std::string dsc_name;              // dscs_[0] key, e.g. "add"
+  int num_cores = 0;                 // numCoresUsed_
+  std::vector<int> core_ids;         // cores used, ascending
+  std::vector<std::string> dims;     // iteration dims, in N_ order
+  DimMap size;                       // N_
+  DimMap per_core;                   // dataStageParam_["0"].ss_
+  DimMap slices;                     // numWkSlicesPerDim_ (missing dims: 1)
+  std::map<int, DimMap> core_slice;  // coreIdToWkSlice_
   std::map<std::string, PrimaryDsInfo> primary;
-  std::vector<LabeledDs> tensors;        // indexed by ldsIdx_
-  std::vector<Allocation> allocations;   // indexed by ldsIdx_
+  std::vector<LabeledDs> tensors;       // indexed by ldsIdx_
+  std::vector<Allocation> allocations;  // indexed by ldsIdx_
   std::vector<ComputeOp> ops;
   std::vector<SdscConstant> constants;
 
-  const SdscConstant* find_constant(const std::string& name) const;
+  const SdscConstant* find_constant(const std::string& wanted) const;
   const PrimaryDsInfo& primary_of(int lds_index) const { return primary.at(tensors.at(lds_index).ds_type); }
   // "add", "mul+add", ... and "sfp", "pt", "pt+sfp" for reports.
   std::string op_summary() const;

@@ -11,9 +11,7 @@
 
 namespace spyre {
 
-const char* component_name(MemComponent component) {
-  return component == MemComponent::Hbm ? "hbm" : "lx";
-}
+const char* component_name(MemComponent component) { return component == MemComponent::Hbm ? "hbm" : "lx"; }
 
 const SdscConstant* Sdsc::find_constant(const std::string& wanted) const {
   for (const auto& c : constants) {
@@ -133,7 +131,8 @@ class SdscParser {
   Sdsc parse() {
     JsonNode root(doc_, file_, "$");
     if (!root.is_object()) root.error("expected a JSON object");
-    if (root.size() != 1) root.error("expected exactly one top-level key (the SDSC name), found " + std::to_string(root.size()));
+    if (root.size() != 1)
+      root.error("expected exactly one top-level key (the SDSC name), found " + std::to_string(root.size()));
     auto [name, top] = root.members().front();
     sdsc_.file = file_;
     sdsc_.name = name;
@@ -144,7 +143,9 @@ class SdscParser {
 
     JsonNode dscs = top.at("dscs_");
     if (!dscs.is_array() || dscs.size() == 0) dscs.error("expected a non-empty array");
-    if (dscs.size() > 1) dscs.error("unsupported: " + std::to_string(dscs.size()) + " dscs_ entries (only balanced work division, one entry, is supported)");
+    if (dscs.size() > 1)
+      dscs.error("unsupported: " + std::to_string(dscs.size()) +
+                 " dscs_ entries (only balanced work division, one entry, is supported)");
     JsonNode entry = dscs.element(0);
     if (!entry.is_object() || entry.size() != 1) entry.error("expected an object with one key (the DSC name)");
     auto [dsc_name, dsc] = entry.members().front();
@@ -206,13 +207,15 @@ class SdscParser {
       product *= sdsc_.slices[d];
     }
     if (product != sdsc_.num_cores) {
-      slices.error("slices multiply to " + std::to_string(product) + " but numCoresUsed_ is " + std::to_string(sdsc_.num_cores));
+      slices.error("slices multiply to " + std::to_string(product) + " but numCoresUsed_ is " +
+                   std::to_string(sdsc_.num_cores));
     }
 
     JsonNode mapping = top.at("coreIdToWkSlice_");
     sdsc_.core_slice = read_core_slices(mapping);
     if (static_cast<int>(sdsc_.core_slice.size()) != sdsc_.num_cores) {
-      mapping.error("maps " + std::to_string(sdsc_.core_slice.size()) + " cores but numCoresUsed_ is " + std::to_string(sdsc_.num_cores));
+      mapping.error("maps " + std::to_string(sdsc_.core_slice.size()) + " cores but numCoresUsed_ is " +
+                    std::to_string(sdsc_.num_cores));
     }
     std::set<std::vector<int64_t>> seen;
     for (auto& [core, slice] : sdsc_.core_slice) {
@@ -227,7 +230,8 @@ class SdscParser {
         key.push_back(index);
       }
       if (!seen.insert(key).second) {
-        mapping.error("core " + std::to_string(core) + " repeats another core's work slice (part of N_ is covered twice)");
+        mapping.error("core " + std::to_string(core) +
+                      " repeats another core's work slice (part of N_ is covered twice)");
       }
       sdsc_.core_ids.push_back(core);
     }
@@ -251,7 +255,8 @@ class SdscParser {
       auto sticks = info.at("stickDimOrder_").as_string_list();
       auto sizes = info.at("stickSize_").as_double_list();
       if (sticks.size() != 1 || sizes.size() != 1) {
-        info.at("stickDimOrder_").error("unsupported: sticks made of " + std::to_string(sticks.size()) + " dimensions (one is supported)");
+        info.at("stickDimOrder_")
+            .error("unsupported: sticks made of " + std::to_string(sticks.size()) + " dimensions (one is supported)");
       }
       p.stick_dim = dim_key(sticks[0]);
       if (std::find(p.layout_dims.begin(), p.layout_dims.end(), p.stick_dim) == p.layout_dims.end()) {
@@ -281,12 +286,14 @@ class SdscParser {
       if (p == sdsc_.primary.end()) node.at("dsType_").error("'" + t.ds_type + "' is not in primaryDsInfo_");
       t.format = read_format(node.at("dataFormat_"));
       if (auto wl = node.find("wordLength")) {
-        if (wl->as_int() != word_bytes(t.format)) wl->error("wordLength " + std::to_string(wl->as_int()) + " does not match " + data_format_name(t.format));
+        if (wl->as_int() != word_bytes(t.format))
+          wl->error("wordLength " + std::to_string(wl->as_int()) + " does not match " + data_format_name(t.format));
       }
       const int64_t stick_bytes = p->second.stick_elems * word_bytes(t.format);
       if (stick_bytes != kStickBytes) {
-        node.at("dataFormat_").error("a stick of " + std::to_string(p->second.stick_elems) + " x " + data_format_name(t.format) + " is " +
-                                     std::to_string(stick_bytes) + " bytes; the device stick is 128 bytes");
+        node.at("dataFormat_")
+            .error("a stick of " + std::to_string(p->second.stick_elems) + " x " + data_format_name(t.format) + " is " +
+                   std::to_string(stick_bytes) + " bytes; the device stick is 128 bytes");
       }
       JsonNode scale = node.at("scale_");
       auto values = scale.as_double_list();
@@ -305,7 +312,8 @@ class SdscParser {
           t.scale[d] = DimScale::BroadcastStick;
         } else if (values[k] == -1 || values[k] == -2) {
           scale.element(k).error("scale " + std::to_string(static_cast<int>(values[k])) + " on " +
-                                 (stick ? "the stick dimension" : "a non-stick dimension") + " '" + d + "' (use -2 for the stick dimension, -1 otherwise)");
+                                 (stick ? "the stick dimension" : "a non-stick dimension") + " '" + d +
+                                 "' (use -2 for the stick dimension, -1 otherwise)");
         } else {
           scale.element(k).error("scale must be 1, -1 or -2");
         }
@@ -324,12 +332,16 @@ class SdscParser {
     for (size_t i = 0; i < tree.size(); ++i) {
       JsonNode node = tree.element(i);
       const std::string type = node.at("nodeType_").as_string();
-      if (type != "allocate") node.at("nodeType_").error("unsupported schedule node type '" + type + "' (only allocate nodes are filled by the frontend)");
+      if (type != "allocate")
+        node.at("nodeType_")
+            .error("unsupported schedule node type '" + type + "' (only allocate nodes are filled by the frontend)");
       Allocation a;
       a.path = node.path();
       a.lds_index = static_cast<int>(node.at("ldsIdx_").as_int());
-      if (a.lds_index < 0 || a.lds_index >= static_cast<int>(sdsc_.tensors.size())) node.at("ldsIdx_").error("no labeledDs_ entry with this index");
-      if (filled[a.lds_index]) node.at("ldsIdx_").error("tensor " + std::to_string(a.lds_index) + " has two allocate nodes");
+      if (a.lds_index < 0 || a.lds_index >= static_cast<int>(sdsc_.tensors.size()))
+        node.at("ldsIdx_").error("no labeledDs_ entry with this index");
+      if (filled[a.lds_index])
+        node.at("ldsIdx_").error("tensor " + std::to_string(a.lds_index) + " has two allocate nodes");
       const std::string component = node.at("component_").as_string();
       if (component == "hbm") {
         a.component = MemComponent::Hbm;
@@ -345,7 +357,9 @@ class SdscParser {
       std::sort(got.begin(), got.end());
       std::sort(want.begin(), want.end());
       if (got != want) {
-        node.at("layoutDimOrder_").error("[" + join(a.layout_dims, ", ") + "] is not an ordering of the tensor's dimensions [" + join(expected, ", ") + "]");
+        node.at("layoutDimOrder_")
+            .error("[" + join(a.layout_dims, ", ") + "] is not an ordering of the tensor's dimensions [" +
+                   join(expected, ", ") + "]");
       }
       if (auto sym = node.find("isStartAddrSymbolic_")) a.symbolic = sym->as_int() != 0;
       JsonNode data = node.at("startAddressCoreCorelet_").at("data_");
@@ -353,13 +367,17 @@ class SdscParser {
         auto index = parse_index_key(key, data);
         if (index.empty()) data.error("empty index key");
         if (index.size() > 1 && index[1] != 0) data.error("unsupported: per-corelet start address in \"" + key + "\"");
-        if (index.size() > 2 && index[2] != 0) data.error("unsupported: per-time-step start address in \"" + key + "\"");
+        if (index.size() > 2 && index[2] != 0)
+          data.error("unsupported: per-time-step start address in \"" + key + "\"");
         const int64_t address = value.as_int();
-        if (a.symbolic && address >= 0) value.error("isStartAddrSymbolic_ is set but the value is not a (negative) symbol id");
-        if (!a.symbolic && address < 0) value.error("negative start address " + std::to_string(address) + " without isStartAddrSymbolic_");
+        if (a.symbolic && address >= 0)
+          value.error("isStartAddrSymbolic_ is set but the value is not a (negative) symbol id");
+        if (!a.symbolic && address < 0)
+          value.error("negative start address " + std::to_string(address) + " without isStartAddrSymbolic_");
         a.start_address[static_cast<int>(index[0])] = address;
       }
-      if (a.component == MemComponent::Lx && a.symbolic) node.at("isStartAddrSymbolic_").error("LX start addresses cannot be symbolic");
+      if (a.component == MemComponent::Lx && a.symbolic)
+        node.at("isStartAddrSymbolic_").error("LX start addresses cannot be symbolic");
       for (int core : sdsc_.core_ids) {
         if (!a.start_address.count(core)) data.error("no start address for core " + std::to_string(core));
       }
@@ -370,7 +388,8 @@ class SdscParser {
       filled[a.lds_index] = true;
     }
     for (size_t t = 0; t < filled.size(); ++t) {
-      if (!filled[t]) tree.error("no allocate node for " + sdsc_.tensors[t].name + " (ldsIdx_ " + std::to_string(t) + ")");
+      if (!filled[t])
+        tree.error("no allocate node for " + sdsc_.tensors[t].name + " (ldsIdx_ " + std::to_string(t) + ")");
     }
     sdsc_.allocations = std::move(allocations);
   }
@@ -415,13 +434,17 @@ class SdscParser {
       op.info = find_op(name);
       if (!op.info) node.at("opFuncName").error("unknown opFuncName '" + name + "'");
       op.ex_unit = node.at("exUnit").as_string();
-      if (op.ex_unit != "pt" && op.ex_unit != "sfp") node.at("exUnit").error("unknown execution unit '" + op.ex_unit + "' (expected pt or sfp)");
-      if (op.info->kind == OpKind::Matmul && op.ex_unit != "pt") node.at("exUnit").error(name + " runs on the PT array (exUnit \"pt\")");
+      if (op.ex_unit != "pt" && op.ex_unit != "sfp")
+        node.at("exUnit").error("unknown execution unit '" + op.ex_unit + "' (expected pt or sfp)");
+      if (op.info->kind == OpKind::Matmul && op.ex_unit != "pt")
+        node.at("exUnit").error(name + " runs on the PT array (exUnit \"pt\")");
       op.format = read_format(node.at("attributes_").at("dataFormat_"));
       JsonNode inputs = node.at("inputLabeledDs");
-      for (size_t k = 0; k < inputs.size(); ++k) op.inputs.push_back(resolve_tensor_ref(inputs.element(k), sdsc_.tensors));
+      for (size_t k = 0; k < inputs.size(); ++k)
+        op.inputs.push_back(resolve_tensor_ref(inputs.element(k), sdsc_.tensors));
       JsonNode outputs = node.at("outputLabeledDs");
-      for (size_t k = 0; k < outputs.size(); ++k) op.outputs.push_back(resolve_tensor_ref(outputs.element(k), sdsc_.tensors));
+      for (size_t k = 0; k < outputs.size(); ++k)
+        op.outputs.push_back(resolve_tensor_ref(outputs.element(k), sdsc_.tensors));
       const int n_in = static_cast<int>(op.inputs.size());
       if (n_in < op.info->min_inputs || n_in > op.info->max_inputs) {
         inputs.error(name + " takes " + std::to_string(op.info->min_inputs) +
@@ -429,7 +452,8 @@ class SdscParser {
                      " inputs, got " + std::to_string(n_in));
       }
       if (static_cast<int>(op.outputs.size()) != op.info->outputs) {
-        outputs.error(name + " produces " + std::to_string(op.info->outputs) + " output(s), got " + std::to_string(op.outputs.size()));
+        outputs.error(name + " produces " + std::to_string(op.info->outputs) + " output(s), got " +
+                      std::to_string(op.outputs.size()));
       }
       if (op.info->kind == OpKind::Reduction &&
           std::find(op.inputs.begin(), op.inputs.end(), op.outputs[0]) == op.inputs.end()) {

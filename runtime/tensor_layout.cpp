@@ -55,7 +55,8 @@ int64_t TensorLayout::box_bytes(const DimMap& origin, const DimMap& extent) cons
   return bytes;
 }
 
-std::vector<std::pair<int64_t, int64_t>> TensorLayout::box_runs(const DimMap& origin, const DimMap& extent, size_t max_runs) const {
+std::vector<std::pair<int64_t, int64_t>> TensorLayout::box_runs(const DimMap& origin, const DimMap& extent,
+                                                                size_t max_runs) const {
   struct Span {
     int64_t units, stride;
   };
@@ -147,7 +148,8 @@ const DimMap& tensor_core_slice(const Sdsc& sdsc, int lds_index, int core) {
   const auto& mapping = alloc.core_slices.empty() ? sdsc.core_slice : alloc.core_slices;
   auto it = mapping.find(core);
   if (it == mapping.end()) {
-    fail(sdsc.file, alloc.path, "core " + std::to_string(core) + " has no work slice for " + sdsc.tensors.at(lds_index).name);
+    fail(sdsc.file, alloc.path,
+         "core " + std::to_string(core) + " has no work slice for " + sdsc.tensors.at(lds_index).name);
   }
   return it->second;
 }
@@ -166,7 +168,8 @@ DimMap tensor_extents(const Sdsc& sdsc, int lds_index, bool per_core) {
       const int64_t s = slices.count(d) ? slices.at(d) : 1;
       if (n % s != 0) {
         fail(sdsc.file, sdsc.allocations.at(lds_index).path,
-             "dimension '" + d + "' of size " + std::to_string(n) + " does not divide into " + std::to_string(s) + " slices");
+             "dimension '" + d + "' of size " + std::to_string(n) + " does not divide into " + std::to_string(s) +
+                 " slices");
       }
       n /= s;
     }

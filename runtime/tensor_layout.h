@@ -38,8 +38,8 @@ struct LayoutDim {
 class TensorLayout {
  public:
   TensorLayout() = default;
-  TensorLayout(const std::vector<std::string>& dims_innermost_first, const DimMap& extents, const std::string& stick_dim,
-               int64_t stick_elems, int elem_bytes);
+  TensorLayout(const std::vector<std::string>& dims_innermost_first, const DimMap& extents,
+               const std::string& stick_dim, int64_t stick_elems, int elem_bytes);
 
   const std::vector<LayoutDim>& dims() const { return dims_; }
   const LayoutDim* find(const std::string& name) const;
@@ -61,7 +61,8 @@ class TensorLayout {
   // byte, bytes), in address order, adjacent runs merged. A box with more
   // than max_runs runs comes back as one run from its first byte (the
   // coarse form of a strided transfer).
-  std::vector<std::pair<int64_t, int64_t>> box_runs(const DimMap& origin, const DimMap& extent, size_t max_runs = 65536) const;
+  std::vector<std::pair<int64_t, int64_t>> box_runs(const DimMap& origin, const DimMap& extent,
+                                                    size_t max_runs = 65536) const;
   // True when both layouts put every byte in the same place: same element
   // and stick size, and the same (count, stride) steps once size-1 dims are
   // dropped. Dim names are per SDSC, so they are not compared.

@@ -25,13 +25,6 @@ allowed() {
   esac
 }
 
-# The layer of a path: its folder (sim's top-level files are layer "sim").
-layer_of() {
-  local dir
-  dir=$(dirname "$1")
-  echo "${dir#./}"
-}
-
 # Layer -> its library.
 library_of() {
   case "$1" in
@@ -52,7 +45,7 @@ for layer in $layers; do
   for f in "$layer"/*.h "$layer"/*.cpp; do
     [ -e "$f" ] || continue
     while IFS= read -r inc; do
-      target=$(layer_of "$inc")
+      target=${inc%/*}
       case "$ok" in
         *" $target "*) ;;
         *)

@@ -28,7 +28,8 @@ RunOutcome run_bundle(const RunOptions& o) {
   const Program program = load_program(o.bundle, arch.limits());
   const bool functional = !o.inputs_dir.empty() || o.fill.has_value();
   if (!functional && (!o.outputs_dir.empty() || !o.expect_dir.empty())) {
-    fail("", "--outputs/--expect", "need values: give --inputs DIR or --fill VALUE (without them the run is timing only)");
+    fail("", "--outputs/--expect",
+         "need values: give --inputs DIR or --fill VALUE (without them the run is timing only)");
   }
   if (o.output_dtype != "f4" && o.output_dtype != "f2") fail("", "--output-dtype", "must be fp32 or fp16");
 
@@ -45,7 +46,8 @@ RunOutcome run_bundle(const RunOptions& o) {
     }
   }
 
-  SimulationResult sim = simulate(program, arch, functional ? &*memory : nullptr, !o.trace_path.empty(), o.vf, o.warmup);
+  SimulationResult sim =
+      simulate(program, arch, functional ? &*memory : nullptr, !o.trace_path.empty(), o.vf, o.warmup);
   RunOutcome outcome;
   outcome.report = std::move(sim.report);
   if (functional) {
@@ -56,7 +58,9 @@ RunOutcome run_bundle(const RunOptions& o) {
   if (!o.outputs_dir.empty()) {
     fs::create_directories(o.outputs_dir);
     for (const auto& t : program.host_tensors) {
-      if (t.is_output) write_npy((fs::path(o.outputs_dir) / (t.name + ".npy")).string(), t.host_shape(), outcome.outputs.at(t.name), o.output_dtype);
+      if (t.is_output)
+        write_npy((fs::path(o.outputs_dir) / (t.name + ".npy")).string(), t.host_shape(), outcome.outputs.at(t.name),
+                  o.output_dtype);
     }
   }
   if (!o.expect_dir.empty()) {

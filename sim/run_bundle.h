@@ -13,14 +13,14 @@ namespace spyre::sim {
 
 struct RunOptions {
   std::string bundle;
-  std::string inputs_dir;   // functional mode: <arg>.npy per input
-  std::optional<float> fill;  // functional mode: every input filled with this value
-  std::string outputs_dir;  // write <arg>.npy per output
+  std::string inputs_dir;           // functional mode: <arg>.npy per input
+  std::optional<float> fill;        // functional mode: every input filled with this value
+  std::string outputs_dir;          // write <arg>.npy per output
   std::string output_dtype = "f4";  // "f4" (exact device values) or "f2"
-  std::string expect_dir;   // compare outputs with <arg>.npy references
+  std::string expect_dir;           // compare outputs with <arg>.npy references
   double rtol = 8e-3, atol = 1e-5;
   std::string report_path, trace_path;
-  std::string arch_path;    // empty: built-in spyre.json
+  std::string arch_path;  // empty: built-in spyre.json
   std::vector<std::string> arch_overrides;
   bool vf = false;  // LX wiped at every bundle boundary (VF multi-tenancy)
   int warmup = 0;   // timed iterations before the measured one (steady state)

@@ -7,17 +7,17 @@
 #include <systemc>
 
 #include "runtime/error.h"
-#include "sim/hw/card.h"
-#include "sim/report/card_report.h"
+#include "sim/checks/hazards.h"
 #include "sim/functional/functional_executor.h"
-#include "sim/schedule/kernel_plan.h"
-#include "sim/checks/program_checks.h"
-#include "sim/checks/lx_hazards.h"
+#include "sim/hw/card.h"
 #include "sim/hw/systemc_context.h"
+#include "sim/report/card_report.h"
+#include "sim/schedule/kernel_plan.h"
 
 namespace spyre::sim {
 
-SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace, bool wipe_lx_at_bundles, int warmup) {
+SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace,
+                          bool wipe_lx_at_bundles, int warmup) {
   std::vector<KernelWork> plans;
   for (size_t k = 0; k < program.kernels.size(); ++k) plans.push_back(plan_kernel(program, static_cast<int>(k), arch));
   // Values: SDSCs are separated by barriers and a core only reads what earlier
@@ -37,17 +37,11 @@ SimulationResult simulate(const Program& program, const ArchConfig& arch, Device
   try {
     Card card("card", arch, program, plans, warmup);
     sc_core::sc_start();
-    // Hazards: those binding found, the static checks, then LX values in
-    // launch order (times relative to the first launch).
-    std::vector<Hazard> hazards = program.hazards;
-    for (auto& h : check_program(program, arch.limits())) hazards.push_back(h);
-    std::vector<double> kernel_start_us;
-    for (const auto& t : card.kernel_timing()) kernel_start_us.push_back(t.start_ns / 1000.0);
-    for (auto& h : find_lx_hazards(program, arch.lx.size_bytes, kernel_start_us, wipe_lx_at_bundles)) {
-      h.time_us -= card.device_start_ns() / 1000.0;
-      hazards.push_back(h);
-    }
-    result.report = build_report(program, arch, plans, card, memory != nullptr, wipe_lx_at_bundles, std::move(hazards));
+    std::vector<double> kernel_start_us;  // relative to the first launch
+    for (const auto& t : card.kernel_timing())
+      kernel_start_us.push_back((t.start_ns - card.device_start_ns()) / 1000.0);
+    result.report = build_report(program, arch, plans, card, memory != nullptr, wipe_lx_at_bundles,
+                                 find_hazards(program, arch, kernel_start_us, wipe_lx_at_bundles));
     if (with_trace) result.trace = build_trace(card);
   } catch (const sc_core::sc_report& e) {
     throw SpyreError(std::string("SystemC: ") + e.what());

@@ -11,8 +11,8 @@
 #include "compiler/compiler.h"
 #include "compiler/program_writer.h"
 #include "compiler/workloads.h"
-#include "runtime/error.h"
 #include "runtime/arch_config.h"
+#include "runtime/error.h"
 #include "sim/run_bundle.h"
 
 namespace spyre::studies {
@@ -27,17 +27,22 @@ struct Variant {
 };
 
 constexpr Variant kVariants[] = {
-    {"baseline", 0, false, 32.51}, {"stage2", 2, false, 27.66}, {"stage3", 3, false, 23.93}, {"stage4", 4, false, 23.67}, {"stage4", 4, true, 32.17},
+    {"baseline", 0, false, 32.51}, {"stage2", 2, false, 27.66}, {"stage3", 3, false, 23.93},
+    {"stage4", 4, false, 23.67},   {"stage4", 4, true, 32.17},
 };
 
 // The seed's HBM traffic in element passes over the (M, N) matrix (MN) and
 // the 1 x N reduction vectors (N).
 int64_t formula_elements(int lx_stage, int64_t m, int64_t n) {
   switch (lx_stage) {
-    case 0: return 8 * m * n + 4 * n;
-    case 2: return 8 * m * n;
-    case 3: return 3 * m * n;
-    default: return 2 * m * n;
+    case 0:
+      return 8 * m * n + 4 * n;
+    case 2:
+      return 8 * m * n;
+    case 3:
+      return 3 * m * n;
+    default:
+      return 2 * m * n;
   }
 }
 
@@ -64,10 +69,13 @@ SoftmaxStudy run_softmax_study(const SoftmaxStudyOptions& options) {
   SoftmaxStudy study;
   study.options = options;
   if (options.rows < 1 || options.cols < 1) fail("", "--shape", "sizes must be positive");
-  if (options.cols % 64 != 0) fail("", "--shape", "N = " + std::to_string(options.cols) + " is not a whole number of 64-element fp16 sticks");
+  if (options.cols % 64 != 0)
+    fail("", "--shape", "N = " + std::to_string(options.cols) + " is not a whole number of 64-element fp16 sticks");
   const ArchConfig arch = load_arch(options.arch_path, options.arch_overrides);
   if (options.multi_cores < 1 || options.multi_cores > arch.limits().cores) {
-    fail("", "--cores", "must be 1 to " + std::to_string(arch.limits().cores) + " (the card's cores), got " + std::to_string(options.multi_cores));
+    fail("", "--cores",
+         "must be 1 to " + std::to_string(arch.limits().cores) + " (the card's cores), got " +
+             std::to_string(options.multi_cores));
   }
   compiler::WorkloadParams params;
   params.shape = {options.rows, options.cols};
@@ -108,8 +116,14 @@ SoftmaxStudy run_softmax_study(const SoftmaxStudyOptions& options) {
 
   Json rows = Json::array();
   for (const auto& r : study.rows) {
-    Json j = {{"stage", r.stage}, {"cores", r.cores}, {"lx_buffers", r.lx_buffers}, {"lx_candidates", r.lx_candidates}, {"lx_peak_bytes", r.lx_peak_bytes},
-              {"hbm_bytes", r.hbm_bytes}, {"formula_bytes", r.formula_bytes}, {"latency_us", r.latency_us}};
+    Json j = {{"stage", r.stage},
+              {"cores", r.cores},
+              {"lx_buffers", r.lx_buffers},
+              {"lx_candidates", r.lx_candidates},
+              {"lx_peak_bytes", r.lx_peak_bytes},
+              {"hbm_bytes", r.hbm_bytes},
+              {"formula_bytes", r.formula_bytes},
+              {"latency_us", r.latency_us}};
     if (r.measured_us) {
       j["measured_us"] = *r.measured_us;
       j["error_pct"] = 100.0 * (r.latency_us - *r.measured_us) / *r.measured_us;
@@ -118,9 +132,14 @@ SoftmaxStudy run_softmax_study(const SoftmaxStudyOptions& options) {
     }
     rows.push_back(j);
   }
-  study.report = {{"study", "softmax-lx"}, {"shape", {options.rows, options.cols}}, {"dim", 0}, {"dtype", "float16"},
-                  {"solver", options.solver}, {"arch", options.arch_path.empty() ? "built-in" : options.arch_path},
-                  {"arch_overrides", options.arch_overrides}, {"rows", rows}};
+  study.report = {{"study", "softmax-lx"},
+                  {"shape", {options.rows, options.cols}},
+                  {"dim", 0},
+                  {"dtype", "float16"},
+                  {"solver", options.solver},
+                  {"arch", options.arch_path.empty() ? "built-in" : options.arch_path},
+                  {"arch_overrides", options.arch_overrides},
+                  {"rows", rows}};
   if (!options.report_path.empty()) {
     std::ofstream out(options.report_path);
     out << study.report.dump(2) << "\n";
@@ -131,14 +150,16 @@ SoftmaxStudy run_softmax_study(const SoftmaxStudyOptions& options) {
 
 std::string softmax_study_table(const SoftmaxStudy& study) {
   std::ostringstream out;
-  out << "spyre-sim study softmax-lx: softmax over dim 0 of (" << study.options.rows << ", " << study.options.cols << ") fp16, LX solver "
-      << study.options.solver << "\n\n";
+  out << "spyre-sim study softmax-lx: softmax over dim 0 of (" << study.options.rows << ", " << study.options.cols
+      << ") fp16, LX solver " << study.options.solver << "\n\n";
   char line[256];
-  std::snprintf(line, sizeof line, "  %-9s %5s %7s %12s %13s %6s %11s %11s %7s\n", "stage", "cores", "LX", "hbm_bytes", "formula_bytes", "equal",
-                "latency_us", "measured_us", "error");
+  std::snprintf(line, sizeof line, "  %-9s %5s %7s %12s %13s %6s %11s %11s %7s\n", "stage", "cores", "LX", "hbm_bytes",
+                "formula_bytes", "equal", "latency_us", "measured_us", "error");
   out << line;
   for (const auto& r : study.rows) {
-    const std::string lx = r.lx_candidates == 0 && r.stage == "baseline" ? "-" : std::to_string(r.lx_buffers) + "/" + std::to_string(r.lx_candidates);
+    const std::string lx = r.lx_candidates == 0 && r.stage == "baseline"
+                               ? "-"
+                               : std::to_string(r.lx_buffers) + "/" + std::to_string(r.lx_candidates);
     std::string measured = "-", error = "-";
     if (r.measured_us) {
       char m[32], e[32];
@@ -147,12 +168,15 @@ std::string softmax_study_table(const SoftmaxStudy& study) {
       measured = m;
       error = e;
     }
-    std::snprintf(line, sizeof line, "  %-9s %5d %7s %12lld %13lld %6s %11.2f %11s %7s\n", r.stage.c_str(), r.cores, lx.c_str(), static_cast<long long>(r.hbm_bytes),
-                  static_cast<long long>(r.formula_bytes), r.hbm_bytes == r.formula_bytes ? "yes" : "NO", r.latency_us, measured.c_str(), error.c_str());
+    std::snprintf(line, sizeof line, "  %-9s %5d %7s %12lld %13lld %6s %11.2f %11s %7s\n", r.stage.c_str(), r.cores,
+                  lx.c_str(), static_cast<long long>(r.hbm_bytes), static_cast<long long>(r.formula_bytes),
+                  r.hbm_bytes == r.formula_bytes ? "yes" : "NO", r.latency_us, measured.c_str(), error.c_str());
     out << line;
   }
-  out << "\n  formulas (seed 000): baseline 8MN+4N, stage 2 8MN, stage 3 3MN, stage 4 2MN element passes, x 2 bytes for fp16\n";
-  out << "  LX: buffers placed / LX candidates per core; measured: the seed's medians for (512, 1024), where it has them\n";
+  out << "\n  formulas (seed 000): baseline 8MN+4N, stage 2 8MN, stage 3 3MN, stage 4 2MN element passes, x 2 bytes "
+         "for fp16\n";
+  out << "  LX: buffers placed / LX candidates per core; measured: the seed's medians for (512, 1024), where it has "
+         "them\n";
   return out.str();
 }
 

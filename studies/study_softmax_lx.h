@@ -20,10 +20,10 @@ struct SoftmaxStudyOptions {
   int64_t rows = 512, cols = 1024;  // M, N
   int multi_cores = 4;              // the last row's cores
   std::string solver = "best";
-  std::string arch_path;            // empty: built-in
+  std::string arch_path;  // empty: built-in
   std::vector<std::string> arch_overrides;
-  std::string report_path;          // JSON
-  int warmup = 1;                   // iterations before the measured one: the seed measured after warm-up
+  std::string report_path;  // JSON
+  int warmup = 1;           // iterations before the measured one: the seed measured after warm-up
 };
 
 struct SoftmaxStudyRow {

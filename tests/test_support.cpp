@@ -1,9 +1,9 @@
 #include "test_support.h"
 
+#include <sys/wait.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sys/wait.h>
 
 #include "runtime/error.h"
 
@@ -40,7 +40,8 @@ void write_json(const std::string& path, const Json& json) { write_text(path, js
 
 void copy_bundle(const std::string& from, const std::string& to) {
   fs::create_directories(to);
-  for (const auto& entry : fs::directory_iterator(from)) fs::copy_file(entry.path(), fs::path(to) / entry.path().filename());
+  for (const auto& entry : fs::directory_iterator(from))
+    fs::copy_file(entry.path(), fs::path(to) / entry.path().filename());
 }
 
 std::vector<float> random_values(size_t count, uint32_t seed, float lo, float hi) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "runtime/tensor_layout.h"
 
@@ -9,14 +10,13 @@ namespace spyre::sim {
 
 namespace {
 
-
 // What an SDSC wrote to one core's LX: a value, live until its last reader.
 struct Value {
   size_t kernel;
   size_t tensor;
   int64_t address, bytes;
   std::vector<std::pair<int64_t, int64_t>> part;  // the writer's part of the tensor on this core (layout_part)
-  size_t last_read = 0;     // kernel of the last read attributed to it (when `read`)
+  size_t last_read = 0;                           // kernel of the last read attributed to it (when `read`)
   bool read = false;
 };
 
@@ -35,131 +35,192 @@ std::vector<std::pair<int64_t, int64_t>> layout_part(const TensorBinding& b, int
   return part;
 }
 
-}  // namespace
+std::string range(int64_t address, int64_t bytes) {
+  return "[" + std::to_string(address) + ", " + std::to_string(address + bytes) + ")";
+}
 
-std::vector<Hazard> find_lx_hazards(const Program& program, int64_t lx_bytes, const std::vector<double>& kernel_start_us, bool wipe_at_bundles) {
-  std::vector<Hazard> found;
-  auto report = [&](size_t k, size_t t, const char* kind, std::vector<int> cores, const std::string& detail) {
-    const Kernel& kernel = program.kernels[k];
-    std::sort(cores.begin(), cores.end());
-    cores.erase(std::unique(cores.begin(), cores.end()), cores.end());
-    found.push_back({kind, program.bundles[static_cast<size_t>(kernel.bundle)].name, kernel.label, kernel.sdsc->tensors[t].name, cores,
-                     k < kernel_start_us.size() ? kernel_start_us[k] : -1.0, detail});
-  };
-  auto range = [](int64_t a, int64_t b) { return "[" + std::to_string(a) + ", " + std::to_string(a + b) + ")"; };
+bool lx_read(const TensorBinding& b) { return b.component == MemComponent::Lx && b.read; }
+bool lx_written(const TensorBinding& b) { return b.component == MemComponent::Lx && b.written; }
 
+// Follows every core's LX through the program, value by value.
+class LxValueTracker {
+ public:
+  LxValueTracker(const Program& program, int64_t lx_bytes, const std::vector<double>& kernel_start_us,
+                 bool wipe_at_bundles)
+      : program_(program), lx_bytes_(lx_bytes), kernel_start_us_(kernel_start_us), wipe_at_bundles_(wipe_at_bundles) {}
+
+  std::vector<Hazard> run() {
+    attribute_reads();
+    for (size_t k = 0; k < program_.kernels.size(); ++k) {
+      check_reads(k);
+      apply_writes(k);
+    }
+    return found_;
+  }
+
+ private:
   // Pass 1: attribute every LX read to the latest earlier write of exactly
   // that range on that core, so each value knows its last reader.
-  std::vector<Value> values;
-  std::map<std::tuple<int, int64_t, int64_t>, size_t> latest;  // (core, address, bytes) -> value
-  std::map<std::pair<size_t, size_t>, std::map<int, size_t>> read_of;  // (kernel, tensor) -> core -> value
-  for (size_t k = 0; k < program.kernels.size(); ++k) {
-    const Kernel& kernel = program.kernels[k];
-    for (size_t t = 0; t < kernel.tensors.size(); ++t) {
-      const TensorBinding& b = kernel.tensors[t];
-      if (b.component != MemComponent::Lx || !b.read) continue;
-      for (const auto& [core, address] : b.lx_address) {
-        auto it = latest.find({core, address, b.layout.size_bytes()});
-        if (it == latest.end()) continue;
-        values[it->second].last_read = k;
-        values[it->second].read = true;
-        read_of[{k, t}][core] = it->second;
+  void attribute_reads() {
+    std::map<std::tuple<int, int64_t, int64_t>, size_t> latest;  // (core, address, bytes) -> value
+    for (size_t k = 0; k < program_.kernels.size(); ++k) {
+      const Kernel& kernel = program_.kernels[k];
+      for (size_t t = 0; t < kernel.tensors.size(); ++t) {
+        const TensorBinding& b = kernel.tensors[t];
+        if (!lx_read(b)) continue;
+        for (const auto& [core, address] : b.lx_address) {
+          auto it = latest.find({core, address, b.layout.size_bytes()});
+          if (it == latest.end()) continue;
+          values_[it->second].last_read = k;
+          values_[it->second].read = true;
+          read_of_[{k, t}][core] = it->second;
+        }
       }
-    }
-    for (size_t t = 0; t < kernel.tensors.size(); ++t) {
-      const TensorBinding& b = kernel.tensors[t];
-      if (b.component != MemComponent::Lx || !b.written) continue;
-      for (const auto& [core, address] : b.lx_address) {
-        latest[{core, address, b.layout.size_bytes()}] = values.size();
-        values.push_back({k, t, address, b.layout.size_bytes(), layout_part(b, core)});
+      for (size_t t = 0; t < kernel.tensors.size(); ++t) {
+        const TensorBinding& b = kernel.tensors[t];
+        if (!lx_written(b)) continue;
+        for (const auto& [core, address] : b.lx_address) {
+          latest[{core, address, b.layout.size_bytes()}] = values_.size();
+          values_.push_back({k, t, address, b.layout.size_bytes(), layout_part(b, core)});
+        }
       }
     }
   }
 
-  // Pass 2: per stick, the value holding it now; reads check what they find,
-  // writes check whom they overwrite.
-  std::map<int, std::vector<int64_t>> holder;  // core -> per stick: value index, -1 none
-  auto sticks_of = [&](int core) -> std::vector<int64_t>& {
-    auto& v = holder[core];
-    if (v.empty()) v.assign(static_cast<size_t>(lx_bytes / kStickBytes), -1);
+  // Per stick of a core's LX: the value holding it now, -1 none.
+  std::vector<int64_t>& sticks_of(int core) {
+    auto& v = holder_[core];
+    if (v.empty()) v.assign(static_cast<size_t>(lx_bytes_ / kStickBytes), -1);
     return v;
-  };
-  size_t next_value = 0;
-  for (size_t k = 0; k < program.kernels.size(); ++k) {
-    const Kernel& kernel = program.kernels[k];
+  }
+
+  int64_t attributed(size_t kernel, size_t tensor, int core) const {
+    const auto reads = read_of_.find({kernel, tensor});
+    if (reads == read_of_.end()) return -1;
+    const auto value = reads->second.find(core);
+    return value == reads->second.end() ? -1 : static_cast<int64_t>(value->second);
+  }
+
+  std::string describe(const Value& v) const {
+    const Kernel& writer = program_.kernels[v.kernel];
+    return writer.label + " " + writer.sdsc->tensors[v.tensor].name;
+  }
+
+  // Pass 2, reads: what each read finds in the sticks it covers.
+  void check_reads(size_t k) {
+    const Kernel& kernel = program_.kernels[k];
     for (size_t t = 0; t < kernel.tensors.size(); ++t) {
       const TensorBinding& b = kernel.tensors[t];
-      if (b.component != MemComponent::Lx || !b.read) continue;
+      if (!lx_read(b)) continue;
       std::vector<int> missing, wiped, stale, mismatch;
       std::string stale_detail, mismatch_detail, wiped_bundle;
       for (const auto& [core, address] : b.lx_address) {
-        const auto& h = sticks_of(core);
+        const auto& holder = sticks_of(core);
         std::vector<int64_t> seen;
-        for (int64_t s = address / kStickBytes; s < (address + b.layout.size_bytes() + kStickBytes - 1) / kStickBytes; ++s) seen.push_back(h[static_cast<size_t>(s)]);
+        for (int64_t s = address / kStickBytes; s < (address + b.layout.size_bytes() + kStickBytes - 1) / kStickBytes;
+             ++s) {
+          seen.push_back(holder[static_cast<size_t>(s)]);
+        }
         if (std::find(seen.begin(), seen.end(), -1) != seen.end()) {
           missing.push_back(core);
           continue;
         }
-        const auto attributed = read_of.count({k, t}) && read_of[{k, t}].count(core) ? static_cast<int64_t>(read_of[{k, t}][core]) : -1;
+        const int64_t expected = attributed(k, t, core);
         const bool one = std::all_of(seen.begin(), seen.end(), [&](int64_t v) { return v == seen.front(); });
-        if (!one || seen.front() != attributed) {
+        if (!one || seen.front() != expected) {
           stale.push_back(core);
-          const Value& other = values[static_cast<size_t>(seen.back())];
-          stale_detail = "reads LX " + range(address, b.layout.size_bytes()) + ", but " + program.kernels[other.kernel].label + " " +
-                         program.kernels[other.kernel].sdsc->tensors[other.tensor].name + " wrote " + range(other.address, other.bytes) +
-                         " over the data it expects";
+          const Value& other = values_[static_cast<size_t>(seen.back())];
+          stale_detail = "reads LX " + range(address, b.layout.size_bytes()) + ", but " + describe(other) + " wrote " +
+                         range(other.address, other.bytes) + " over the data it expects";
           continue;
         }
-        const Value& v = values[static_cast<size_t>(attributed)];
-        if (wipe_at_bundles && program.kernels[v.kernel].bundle != kernel.bundle) {
+        const Value& v = values_[static_cast<size_t>(expected)];
+        if (wipe_at_bundles_ && program_.kernels[v.kernel].bundle != kernel.bundle) {
           wiped.push_back(core);
-          wiped_bundle = program.bundles[static_cast<size_t>(program.kernels[v.kernel].bundle)].name;
+          wiped_bundle = program_.bundles[static_cast<size_t>(program_.kernels[v.kernel].bundle)].name;
           continue;
         }
         if (layout_part(b, core) != v.part) {
           mismatch.push_back(core);
-          mismatch_detail = "core " + std::to_string(core) + "'s LX holds the slice " + program.kernels[v.kernel].label +
-                            " computed for it, not the slice this SDSC expects of the core (the ops divide the tensor over the cores differently; "
-                            "no ring transfer moves it)";
+          mismatch_detail =
+              "core " + std::to_string(core) + "'s LX holds the slice " + program_.kernels[v.kernel].label +
+              " computed for it, not the slice this SDSC expects of the core (the ops divide the tensor over the cores "
+              "differently; no ring transfer moves it)";
         }
       }
-      if (!missing.empty()) report(k, t, "lx_uninitialized_read", missing, "reads LX " + range(b.lx_address.at(missing.front()), b.layout.size_bytes()) + " that no earlier SDSC of the program wrote on these cores");
+      const int64_t bytes = b.layout.size_bytes();
+      if (!missing.empty()) {
+        report(k, t, "lx_uninitialized_read", missing,
+               "reads LX " + range(b.lx_address.at(missing.front()), bytes) +
+                   " that no earlier SDSC of the program wrote on these cores");
+      }
       if (!stale.empty()) report(k, t, "lx_stale_read", stale, stale_detail);
       if (!wiped.empty()) {
-        report(k, t, "lx_wiped_read", wiped, "reads LX " + range(b.lx_address.at(wiped.front()), b.layout.size_bytes()) + " written in bundle " + wiped_bundle +
-                                                  "; with --vf LX is wiped at every bundle boundary");
+        report(k, t, "lx_wiped_read", wiped,
+               "reads LX " + range(b.lx_address.at(wiped.front()), bytes) + " written in bundle " + wiped_bundle +
+                   "; with --vf LX is wiped at every bundle boundary");
       }
       if (!mismatch.empty()) report(k, t, "core_div_mismatch", mismatch, mismatch_detail);
     }
-    // Writes, in the order pass 1 numbered them.
+  }
+
+  // Pass 2, writes (in the order pass 1 numbered them): each takes its
+  // sticks; overwriting a value a later SDSC still reads means the two
+  // tensors share LX while both are live. (In place is legal: the parent's
+  // last read is the writer itself.)
+  void apply_writes(size_t k) {
+    const Kernel& kernel = program_.kernels[k];
     for (size_t t = 0; t < kernel.tensors.size(); ++t) {
       const TensorBinding& b = kernel.tensors[t];
-      if (b.component != MemComponent::Lx || !b.written) continue;
+      if (!lx_written(b)) continue;
       std::vector<int> clobbering;
       std::string detail;
       for (const auto& [core, address] : b.lx_address) {
-        auto& h = sticks_of(core);
-        const auto me = static_cast<int64_t>(next_value++);
-        for (int64_t s = address / kStickBytes; s < (address + b.layout.size_bytes() + kStickBytes - 1) / kStickBytes; ++s) {
-          const int64_t old = h[static_cast<size_t>(s)];
-          // Overwriting a value that is read after this SDSC: the two
-          // tensors share LX while both are live. (In place is legal: the
-          // parent's last read is this SDSC.)
-          if (old >= 0 && values[static_cast<size_t>(old)].read && values[static_cast<size_t>(old)].last_read > k &&
-              values[static_cast<size_t>(old)].kernel != k) {
-            if (clobbering.empty() || clobbering.back() != core) clobbering.push_back(core);
-            const Value& v = values[static_cast<size_t>(old)];
-            detail = "writes LX " + range(address, b.layout.size_bytes()) + " over " + program.kernels[v.kernel].label + " " +
-                     program.kernels[v.kernel].sdsc->tensors[v.tensor].name + " " + range(v.address, v.bytes) + ", which " +
-                     program.kernels[v.last_read].label + " still reads";
+        auto& holder = sticks_of(core);
+        const auto me = static_cast<int64_t>(next_value_++);
+        for (int64_t s = address / kStickBytes; s < (address + b.layout.size_bytes() + kStickBytes - 1) / kStickBytes;
+             ++s) {
+          const int64_t old = holder[static_cast<size_t>(s)];
+          if (old >= 0) {
+            const Value& v = values_[static_cast<size_t>(old)];
+            if (v.read && v.last_read > k && v.kernel != k) {
+              if (clobbering.empty() || clobbering.back() != core) clobbering.push_back(core);
+              detail = "writes LX " + range(address, b.layout.size_bytes()) + " over " + describe(v) + " " +
+                       range(v.address, v.bytes) + ", which " + program_.kernels[v.last_read].label + " still reads";
+            }
           }
-          h[static_cast<size_t>(s)] = me;
+          holder[static_cast<size_t>(s)] = me;
         }
       }
       if (!clobbering.empty()) report(k, t, "lx_overlap", clobbering, detail);
     }
   }
-  return found;
+
+  void report(size_t k, size_t t, const char* kind, std::vector<int> cores, const std::string& detail) {
+    const Kernel& kernel = program_.kernels[k];
+    std::sort(cores.begin(), cores.end());
+    cores.erase(std::unique(cores.begin(), cores.end()), cores.end());
+    found_.push_back({kind, program_.bundles[static_cast<size_t>(kernel.bundle)].name, kernel.label,
+                      kernel.sdsc->tensors[t].name, cores, k < kernel_start_us_.size() ? kernel_start_us_[k] : -1.0,
+                      detail});
+  }
+
+  const Program& program_;
+  int64_t lx_bytes_;
+  const std::vector<double>& kernel_start_us_;
+  bool wipe_at_bundles_;
+  std::vector<Value> values_;
+  std::map<std::pair<size_t, size_t>, std::map<int, size_t>> read_of_;  // (kernel, tensor) -> core -> value
+  std::map<int, std::vector<int64_t>> holder_;                          // core -> per stick: value index
+  size_t next_value_ = 0;
+  std::vector<Hazard> found_;
+};
+
+}  // namespace
+
+std::vector<Hazard> find_lx_hazards(const Program& program, int64_t lx_bytes,
+                                    const std::vector<double>& kernel_start_us, bool wipe_at_bundles) {
+  return LxValueTracker(program, lx_bytes, kernel_start_us, wipe_at_bundles).run();
 }
 
 }  // namespace spyre::sim

@@ -21,6 +21,7 @@
 namespace spyre::sim {
 
 // kernel_start_us gives each kernel's simulated start, for the report.
-std::vector<Hazard> find_lx_hazards(const Program& program, int64_t lx_bytes, const std::vector<double>& kernel_start_us, bool wipe_at_bundles = false);
+std::vector<Hazard> find_lx_hazards(const Program& program, int64_t lx_bytes,
+                                    const std::vector<double>& kernel_start_us, bool wipe_at_bundles = false);
 
 }  // namespace spyre::sim

@@ -6,7 +6,8 @@ namespace spyre::sim {
 
 namespace {
 
-Hazard finding(const Program& p, const Kernel& k, const std::string& kind, const std::string& tensor, std::vector<int> cores, const std::string& detail) {
+Hazard finding(const Program& p, const Kernel& k, const std::string& kind, const std::string& tensor,
+               std::vector<int> cores, const std::string& detail) {
   return {kind, p.bundles[static_cast<size_t>(k.bundle)].name, k.label, tensor, std::move(cores), -1.0, detail};
 }
 
@@ -27,8 +28,10 @@ void check_spans(const Program& p, const Kernel& k, const DeviceLimits& limits, 
     }
     const std::string name = k.sdsc->tensors[t].name;
     if (!wide.empty()) {
-      out.push_back(finding(p, k, "span", name, wide, "a core's bytes of this tensor span " + std::to_string(widest) + " bytes of HBM, more than the " +
-                                                          std::to_string(limits.span_limit_bytes) + "-byte span a core can address"));
+      out.push_back(finding(p, k, "span", name, wide,
+                            "a core's bytes of this tensor span " + std::to_string(widest) +
+                                " bytes of HBM, more than the " + std::to_string(limits.span_limit_bytes) +
+                                "-byte span a core can address"));
     }
   }
 }
@@ -53,8 +56,8 @@ void check_whole_sticks(const Program& p, const Kernel& k, std::vector<Hazard>& 
     }
     if (!ragged.empty()) {
       out.push_back(finding(p, k, "work_division", k.sdsc->tensors[t].name, ragged,
-                            "a core's slice of the stick dim " + stick->name + " is not a whole number of " + std::to_string(b.layout.stick_elems()) +
-                                "-element sticks: cores share sticks"));
+                            "a core's slice of the stick dim " + stick->name + " is not a whole number of " +
+                                std::to_string(b.layout.stick_elems()) + "-element sticks: cores share sticks"));
     }
   }
 }
@@ -63,7 +66,11 @@ void check_whole_sticks(const Program& p, const Kernel& k, std::vector<Hazard>& 
 
 std::vector<Hazard> check_program(const Program& p, const DeviceLimits& limits) {
   std::vector<Hazard> out;
-  auto storage = [&](int h) { return h >= 0 && p.host_tensors[static_cast<size_t>(h)].storage >= 0 ? p.host_tensors[static_cast<size_t>(h)].storage : h; };
+  auto storage = [&](int h) {
+    return h >= 0 && p.host_tensors[static_cast<size_t>(h)].storage >= 0
+               ? p.host_tensors[static_cast<size_t>(h)].storage
+               : h;
+  };
   std::set<int> written;
   std::set<int> reported;
   for (const Kernel& k : p.kernels) {
@@ -76,7 +83,8 @@ std::vector<Hazard> check_program(const Program& p, const DeviceLimits& limits) 
       const HostTensor& host = p.host_tensors[static_cast<size_t>(h)];
       const bool produced_on_device = host.role == "output" || host.role == "intermediate";
       if (produced_on_device && !written.count(h) && reported.insert(h).second) {
-        out.push_back(finding(p, k, "hbm_read_before_write", host.name, {}, "reads the " + host.role + " '" + host.name + "' before any earlier SDSC wrote it"));
+        out.push_back(finding(p, k, "hbm_read_before_write", host.name, {},
+                              "reads the " + host.role + " '" + host.name + "' before any earlier SDSC wrote it"));
       }
     }
     for (const auto& b : k.tensors) {

@@ -66,8 +66,9 @@ Operand make_operand(DeviceMemory& memory, const Kernel& k, int lds, int core, c
     // HBM layouts hold the whole tensor (global coordinates); LX only this core's slice.
     const int64_t first = b.component == MemComponent::Hbm ? box.origin[i] : 0;
     if (!dim || first + box.extent[i] > dim->extent) {
-      fail(s.file, s.allocations[lds].path, "core " + std::to_string(core) + " works on " + s.dims[i] + " [" + std::to_string(first) + ", " +
-                                                std::to_string(first + box.extent[i]) + ") outside " + t.name + "'s extent");
+      fail(s.file, s.allocations[lds].path,
+           "core " + std::to_string(core) + " works on " + s.dims[i] + " [" + std::to_string(first) + ", " +
+               std::to_string(first + box.extent[i]) + ") outside " + t.name + "'s extent");
     }
     for (int64_t j = 0; j < box.extent[i]; ++j) table[static_cast<size_t>(j)] = b.layout.offset_along(*dim, first + j);
     op.has_dim[i] = true;
@@ -156,10 +157,12 @@ void run_elementwise(DeviceMemory& memory, const Kernel& k, const ComputeOp& op)
     for (auto& r : rows) row_ptrs.push_back(r.data());
     std::vector<float> result(row), second_lane(pair_lanes ? row : 0);
     for_each_point(outer_extent, [&](const std::vector<int64_t>& index) {
-      for (int j = 0; j < n_in; ++j) gather(in[j], offset_at(in[j], index, outer), in[j].along[inner], rows[j].data(), row);
+      for (int j = 0; j < n_in; ++j)
+        gather(in[j], offset_at(in[j], index, outer), in[j].along[inner], rows[j].data(), row);
       if (pair_lanes) {
         gather(in[0], offset_at(in[0], index, outer) + in[0].elem_bytes, in[0].along[inner], second_lane.data(), row);
-        for (size_t i = 0; i < row; ++i) result[i] = 1.0f / std::sqrt(second_lane[i] - rows[0][i] * rows[0][i] + params.eps);
+        for (size_t i = 0; i < row; ++i)
+          result[i] = 1.0f / std::sqrt(second_lane[i] - rows[0][i] * rows[0][i] + params.eps);
       } else {
         apply_element_op(params, row_ptrs.data(), n_in, result.data(), row);
       }
@@ -176,9 +179,15 @@ struct Accumulator {
 
 void combine(ReduceOp r, Accumulator& into, const Accumulator& from) {
   switch (r) {
-    case ReduceOp::Max: into.a = std::fmax(into.a, from.a); break;
-    case ReduceOp::Min: into.a = std::fmin(into.a, from.a); break;
-    case ReduceOp::AbsMax: into.a = std::fmax(into.a, from.a); break;
+    case ReduceOp::Max:
+      into.a = std::fmax(into.a, from.a);
+      break;
+    case ReduceOp::Min:
+      into.a = std::fmin(into.a, from.a);
+      break;
+    case ReduceOp::AbsMax:
+      into.a = std::fmax(into.a, from.a);
+      break;
     default:
       into.a += from.a;
       into.b += from.b;
@@ -216,7 +225,8 @@ using Partials = std::map<int, std::vector<std::pair<int64_t, Accumulator>>>;
 // Combines each group's partials in device format (they cross the reduce-sum
 // ring as device sticks), then finalizes and stores.
 void combine_and_store(DeviceMemory& memory, const Kernel& k, int out_lds, ReduceOp r, const Partials& partials,
-                       const std::vector<bool>& reduced, const std::function<void(const Operand&, int64_t, const Accumulator&)>& finalize) {
+                       const std::vector<bool>& reduced,
+                       const std::function<void(const Operand&, int64_t, const Accumulator&)>& finalize) {
   const Sdsc& s = *k.sdsc;
   const DataFormat format = s.tensors[out_lds].format;
   for (const auto& [key, group] : output_groups(s, reduced)) {
@@ -284,9 +294,15 @@ void run_reduction(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
       for_each_point(reduced_extent, [&](const std::vector<int64_t>& red) {
         const float x = in.load(in_base + offset_at(in, red, reduced_mask));
         switch (r) {
-          case ReduceOp::Max: acc.a = first ? x : std::fmax(acc.a, x); break;
-          case ReduceOp::Min: acc.a = first ? x : std::fmin(acc.a, x); break;
-          case ReduceOp::AbsMax: acc.a = first ? std::fabs(x) : std::fmax(acc.a, std::fabs(x)); break;
+          case ReduceOp::Max:
+            acc.a = first ? x : std::fmax(acc.a, x);
+            break;
+          case ReduceOp::Min:
+            acc.a = first ? x : std::fmin(acc.a, x);
+            break;
+          case ReduceOp::AbsMax:
+            acc.a = first ? std::fabs(x) : std::fmax(acc.a, std::fabs(x));
+            break;
           default:
             acc.a += x;
             acc.b += x * x;
@@ -296,23 +312,27 @@ void run_reduction(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
       list.emplace_back(offset_at(out, kept, kept_mask), acc);
     });
   }
-  const float scale = r == ReduceOp::Mean ? s.find_constant("scaling_factor")->value
+  const float scale = r == ReduceOp::Mean                                    ? s.find_constant("scaling_factor")->value
                       : (r == ReduceOp::Exx2 || r == ReduceOp::Exx2ZeroMean) ? s.find_constant("exx2scale")->value
-                                                                            : 1.0f;
-  combine_and_store(memory, k, out_lds, r, partials, reduced, [&](const Operand& out, int64_t offset, const Accumulator& acc) {
-    switch (r) {
-      case ReduceOp::Mean: out.store(offset, acc.a * scale); break;
-      case ReduceOp::Exx2:  // lane 0: E[x], lane 1: E[x^2]
-        out.store(offset, acc.a * scale);
-        out.store(offset + out.elem_bytes, acc.b * scale);
-        break;
-      case ReduceOp::Exx2ZeroMean:
-        out.store(offset, 0.0f);
-        out.store(offset + out.elem_bytes, acc.b * scale);
-        break;
-      default: out.store(offset, acc.a);
-    }
-  });
+                                                                             : 1.0f;
+  combine_and_store(memory, k, out_lds, r, partials, reduced,
+                    [&](const Operand& out, int64_t offset, const Accumulator& acc) {
+                      switch (r) {
+                        case ReduceOp::Mean:
+                          out.store(offset, acc.a * scale);
+                          break;
+                        case ReduceOp::Exx2:  // lane 0: E[x], lane 1: E[x^2]
+                          out.store(offset, acc.a * scale);
+                          out.store(offset + out.elem_bytes, acc.b * scale);
+                          break;
+                        case ReduceOp::Exx2ZeroMean:
+                          out.store(offset, 0.0f);
+                          out.store(offset + out.elem_bytes, acc.b * scale);
+                          break;
+                        default:
+                          out.store(offset, acc.a);
+                      }
+                    });
 }
 
 // A flattened list over all iteration dims of one matmul role (batch, rows,
@@ -335,12 +355,17 @@ void run_matmul(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
     };
     const bool in_a = has(la), in_b = has(lb), in_c = has(lc);
     Role role = None;
-    if (in_a && in_b && in_c) role = X;
-    else if (in_a && in_c && !in_b) role = M;
-    else if (in_b && in_c && !in_a) role = N;
-    else if (in_a && in_b && !in_c) role = K;
+    if (in_a && in_b && in_c)
+      role = X;
+    else if (in_a && in_c && !in_b)
+      role = M;
+    else if (in_b && in_c && !in_a)
+      role = N;
+    else if (in_a && in_b && !in_c)
+      role = K;
     else if (s.per_core.at(s.dims[i]) != 1) {
-      fail(s.file, op.path, "batchmatmul dimension '" + s.dims[i] + "' is not shared the way a matmul needs (input/kernel/output)");
+      fail(s.file, op.path,
+           "batchmatmul dimension '" + s.dims[i] + "' is not shared the way a matmul needs (input/kernel/output)");
     }
     roles[i] = role;
     reduced[i] = role == K;
@@ -398,9 +423,13 @@ void run_shuffle(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
   const int src = op.inputs[0], dst = op.outputs[0];
   const TensorBinding& sb = k.tensors[src];
   const TensorBinding& db = k.tensors[dst];
-  if (sb.component != MemComponent::Lx || db.component != MemComponent::Lx) fail(s.file, op.path, "shuffle moves LX to LX; both tensors must be in LX");
+  if (sb.component != MemComponent::Lx || db.component != MemComponent::Lx)
+    fail(s.file, op.path, "shuffle moves LX to LX; both tensors must be in LX");
   const auto& dims = s.tensors[dst].scale;
-  for (const auto& [core, dbox] : db.core_box) {
+  for (const auto& entry : db.core_box) {
+    // Named copies: lambdas below capture them (clang cannot capture structured bindings).
+    const int core = entry.first;
+    const Box& dbox = entry.second;
     uint8_t* dbase = tensor_base(memory, db, core);
     std::vector<std::string> names;
     std::vector<int64_t> extent;
@@ -424,7 +453,8 @@ void run_shuffle(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
           src_local[d] = g - o;
         }
         if (!inside) continue;
-        const float v = load_element(s.tensors[src].format, tensor_base(memory, sb, score) + sb.layout.offset(src_local));
+        const float v =
+            load_element(s.tensors[src].format, tensor_base(memory, sb, score) + sb.layout.offset(src_local));
         store_element(s.tensors[dst].format, dbase + db.layout.offset(dst_local), v);
         return;
       }
@@ -439,10 +469,18 @@ void FunctionalExecutor::run(const Kernel& kernel) {
   for (const auto& op : kernel.sdsc->ops) {
     switch (op.info->kind) {
       case OpKind::Elementwise:
-      case OpKind::Copy: run_elementwise(memory_, kernel, op); break;
-      case OpKind::Reduction: run_reduction(memory_, kernel, op); break;
-      case OpKind::Matmul: run_matmul(memory_, kernel, op); break;
-      case OpKind::Shuffle: run_shuffle(memory_, kernel, op); break;
+      case OpKind::Copy:
+        run_elementwise(memory_, kernel, op);
+        break;
+      case OpKind::Reduction:
+        run_reduction(memory_, kernel, op);
+        break;
+      case OpKind::Matmul:
+        run_matmul(memory_, kernel, op);
+        break;
+      case OpKind::Shuffle:
+        run_shuffle(memory_, kernel, op);
+        break;
     }
   }
 }

@@ -11,18 +11,47 @@ namespace {
 
 const std::map<std::string, ElementOp>& element_ops() {
   static const std::map<std::string, ElementOp> ops = {
-      {"add", ElementOp::Add}, {"biasadd", ElementOp::Add}, {"sub", ElementOp::Sub}, {"revsub", ElementOp::RevSub},
-      {"mul", ElementOp::Mul}, {"realdiv", ElementOp::Div}, {"maximum", ElementOp::Maximum}, {"minimum", ElementOp::Minimum},
-      {"equal", ElementOp::Equal}, {"notequal", ElementOp::NotEqual}, {"greaterequal", ElementOp::GreaterEqual},
-      {"lesserequal", ElementOp::LesserEqual}, {"greater", ElementOp::Greater}, {"lesser", ElementOp::Lesser},
-      {"logicaland", ElementOp::LogicalAnd}, {"where3", ElementOp::Where}, {"layernormnorm", ElementOp::LayerNormNorm},
-      {"abs", ElementOp::Abs}, {"neg", ElementOp::Neg}, {"relufwd", ElementOp::Relu}, {"relu6fwd", ElementOp::Relu6},
-      {"leakyrelufwd", ElementOp::LeakyRelu}, {"clip", ElementOp::Clip}, {"exp", ElementOp::Exp}, {"fastexp", ElementOp::Exp},
-      {"log", ElementOp::Log}, {"sqrt", ElementOp::Sqrt}, {"rsqrt", ElementOp::Rsqrt}, {"reciprocal", ElementOp::Reciprocal},
-      {"sigmoid", ElementOp::Sigmoid}, {"fastsigmoid", ElementOp::Sigmoid}, {"tanh", ElementOp::Tanh},
-      {"gelufwd", ElementOp::Gelu}, {"silu", ElementOp::Silu}, {"mish", ElementOp::Mish}, {"softplus", ElementOp::Softplus},
-      {"layernormscale", ElementOp::LayerNormScale}, {"identity", ElementOp::Identity},
-      {"ReStickifyOpHBM", ElementOp::Identity}, {"restickify", ElementOp::Identity}, {"shuffle", ElementOp::Identity},
+      {"add", ElementOp::Add},
+      {"biasadd", ElementOp::Add},
+      {"sub", ElementOp::Sub},
+      {"revsub", ElementOp::RevSub},
+      {"mul", ElementOp::Mul},
+      {"realdiv", ElementOp::Div},
+      {"maximum", ElementOp::Maximum},
+      {"minimum", ElementOp::Minimum},
+      {"equal", ElementOp::Equal},
+      {"notequal", ElementOp::NotEqual},
+      {"greaterequal", ElementOp::GreaterEqual},
+      {"lesserequal", ElementOp::LesserEqual},
+      {"greater", ElementOp::Greater},
+      {"lesser", ElementOp::Lesser},
+      {"logicaland", ElementOp::LogicalAnd},
+      {"where3", ElementOp::Where},
+      {"layernormnorm", ElementOp::LayerNormNorm},
+      {"abs", ElementOp::Abs},
+      {"neg", ElementOp::Neg},
+      {"relufwd", ElementOp::Relu},
+      {"relu6fwd", ElementOp::Relu6},
+      {"leakyrelufwd", ElementOp::LeakyRelu},
+      {"clip", ElementOp::Clip},
+      {"exp", ElementOp::Exp},
+      {"fastexp", ElementOp::Exp},
+      {"log", ElementOp::Log},
+      {"sqrt", ElementOp::Sqrt},
+      {"rsqrt", ElementOp::Rsqrt},
+      {"reciprocal", ElementOp::Reciprocal},
+      {"sigmoid", ElementOp::Sigmoid},
+      {"fastsigmoid", ElementOp::Sigmoid},
+      {"tanh", ElementOp::Tanh},
+      {"gelufwd", ElementOp::Gelu},
+      {"silu", ElementOp::Silu},
+      {"mish", ElementOp::Mish},
+      {"softplus", ElementOp::Softplus},
+      {"layernormscale", ElementOp::LayerNormScale},
+      {"identity", ElementOp::Identity},
+      {"ReStickifyOpHBM", ElementOp::Identity},
+      {"restickify", ElementOp::Identity},
+      {"shuffle", ElementOp::Identity},
   };
   return ops;
 }
@@ -59,46 +88,80 @@ float apply_element_op(const ElementOpParams& p, const float* in, int count) {
   const float a = in[0];
   const float b = count > 1 ? in[1] : 0.0f;
   switch (p.op) {
-    case ElementOp::Add: return a + b;
-    case ElementOp::Sub: return a - b;
-    case ElementOp::RevSub: return b - a;
-    case ElementOp::Mul: return a * b;
-    case ElementOp::Div: return a / b;
-    case ElementOp::Maximum: return std::fmax(a, b);
-    case ElementOp::Minimum: return std::fmin(a, b);
-    case ElementOp::Equal: return a == b ? 1.0f : 0.0f;
-    case ElementOp::NotEqual: return a != b ? 1.0f : 0.0f;
-    case ElementOp::GreaterEqual: return a >= b ? 1.0f : 0.0f;
-    case ElementOp::LesserEqual: return a <= b ? 1.0f : 0.0f;
-    case ElementOp::Greater: return a > b ? 1.0f : 0.0f;
-    case ElementOp::Lesser: return a < b ? 1.0f : 0.0f;
-    case ElementOp::LogicalAnd: return (a != 0.0f && b != 0.0f) ? 1.0f : 0.0f;
-    case ElementOp::Where: return a != 0.0f ? b : in[2];
+    case ElementOp::Add:
+      return a + b;
+    case ElementOp::Sub:
+      return a - b;
+    case ElementOp::RevSub:
+      return b - a;
+    case ElementOp::Mul:
+      return a * b;
+    case ElementOp::Div:
+      return a / b;
+    case ElementOp::Maximum:
+      return std::fmax(a, b);
+    case ElementOp::Minimum:
+      return std::fmin(a, b);
+    case ElementOp::Equal:
+      return a == b ? 1.0f : 0.0f;
+    case ElementOp::NotEqual:
+      return a != b ? 1.0f : 0.0f;
+    case ElementOp::GreaterEqual:
+      return a >= b ? 1.0f : 0.0f;
+    case ElementOp::LesserEqual:
+      return a <= b ? 1.0f : 0.0f;
+    case ElementOp::Greater:
+      return a > b ? 1.0f : 0.0f;
+    case ElementOp::Lesser:
+      return a < b ? 1.0f : 0.0f;
+    case ElementOp::LogicalAnd:
+      return (a != 0.0f && b != 0.0f) ? 1.0f : 0.0f;
+    case ElementOp::Where:
+      return a != 0.0f ? b : in[2];
     case ElementOp::LayerNormNorm: {
       float v = (a - b) * in[2];
       if (count > 3) v *= in[3];
       if (count > 4) v += in[4];
       return v;
     }
-    case ElementOp::Abs: return std::fabs(a);
-    case ElementOp::Neg: return -a;
-    case ElementOp::Relu: return a > 0.0f ? a : 0.0f;
-    case ElementOp::Relu6: return std::fmin(std::fmax(a, 0.0f), 6.0f);
-    case ElementOp::LeakyRelu: return a > 0.0f ? a : p.alpha * a;
-    case ElementOp::Clip: return std::fmin(std::fmax(a, p.clip_min), p.clip_max);
-    case ElementOp::Exp: return std::exp(a);
-    case ElementOp::Log: return std::log(a);
-    case ElementOp::Sqrt: return std::sqrt(a);
-    case ElementOp::Rsqrt: return 1.0f / std::sqrt(a);
-    case ElementOp::Reciprocal: return 1.0f / a;
-    case ElementOp::Sigmoid: return sigmoid(a);
-    case ElementOp::Tanh: return std::tanh(a);
-    case ElementOp::Gelu: return 0.5f * a * (1.0f + std::erf(a * 0.70710678118654752f));
-    case ElementOp::Silu: return a * sigmoid(a);
-    case ElementOp::Mish: return a * std::tanh(softplus(a, 1.0f, 20.0f));
-    case ElementOp::Softplus: return softplus(a, p.softplus_beta, p.softplus_threshold);
-    case ElementOp::LayerNormScale: return 1.0f / std::sqrt(a + p.eps);
-    case ElementOp::Identity: return a;
+    case ElementOp::Abs:
+      return std::fabs(a);
+    case ElementOp::Neg:
+      return -a;
+    case ElementOp::Relu:
+      return a > 0.0f ? a : 0.0f;
+    case ElementOp::Relu6:
+      return std::fmin(std::fmax(a, 0.0f), 6.0f);
+    case ElementOp::LeakyRelu:
+      return a > 0.0f ? a : p.alpha * a;
+    case ElementOp::Clip:
+      return std::fmin(std::fmax(a, p.clip_min), p.clip_max);
+    case ElementOp::Exp:
+      return std::exp(a);
+    case ElementOp::Log:
+      return std::log(a);
+    case ElementOp::Sqrt:
+      return std::sqrt(a);
+    case ElementOp::Rsqrt:
+      return 1.0f / std::sqrt(a);
+    case ElementOp::Reciprocal:
+      return 1.0f / a;
+    case ElementOp::Sigmoid:
+      return sigmoid(a);
+    case ElementOp::Tanh:
+      return std::tanh(a);
+    case ElementOp::Gelu:
+      return 0.5f * a * (1.0f + std::erf(a * 0.70710678118654752f));
+    case ElementOp::Silu:
+      return a * sigmoid(a);
+    case ElementOp::Mish:
+      return a * std::tanh(softplus(a, 1.0f, 20.0f));
+    case ElementOp::Softplus:
+      return softplus(a, p.softplus_beta, p.softplus_threshold);
+    case ElementOp::LayerNormScale:
+      return 1.0f / std::sqrt(a + p.eps);
+    case ElementOp::Identity:
+      return a;
   }
   return a;
 }

@@ -5,7 +5,8 @@
 
 namespace spyre::sim {
 
-Card::Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program, const std::vector<KernelWork>& plans, int warmup)
+Card::Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program,
+           const std::vector<KernelWork>& plans, int warmup)
     : sc_module(name),
       control("control"),
       host_socket("host_socket"),
@@ -28,8 +29,8 @@ Card::Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& 
     cores.back()->dma_in.socket.bind(cache.socket);
     cores.back()->dma_out.socket.bind(cache.socket);
   }
-  data_ring = std::make_unique<Ring>("data_ring", "data ring", arch.cores, arch.data_ring.bytes_per_cycle, arch.data_ring.hop_latency_cycles,
-                                     arch.cycle_ns());
+  data_ring = std::make_unique<Ring>("data_ring", "data ring", arch.cores, arch.data_ring.bytes_per_cycle,
+                                     arch.data_ring.hop_latency_cycles, arch.cycle_ns());
   reduce_ring = std::make_unique<Ring>("reduce_ring", "reduce-sum ring", arch.cores, arch.reduce_ring.bytes_per_cycle,
                                        arch.reduce_ring.hop_latency_cycles, arch.cycle_ns());
   data_ring_socket.bind(data_ring->socket);
@@ -98,13 +99,15 @@ void Card::run_kernel(size_t index) {
   if (remaining_ > 0) sc_core::wait(kernel_done_);
   // The cores' barrier: a tree of log2(cores) levels.
   const auto used = static_cast<double>(work.cores.size());
-  if (used > 1 && arch_.launch.barrier_ns_per_level > 0) sc_core::wait(ns(arch_.launch.barrier_ns_per_level * std::ceil(std::log2(used))));
+  if (used > 1 && arch_.launch.barrier_ns_per_level > 0)
+    sc_core::wait(ns(arch_.launch.barrier_ns_per_level * std::ceil(std::log2(used))));
   timing.end_ns = now_ns();
   kernel_timing_.push_back(timing);
   kernel_log_.add(timing.start_ns, timing.end_ns, kernel.label + " " + kernel.sdsc->op_summary());
 }
 
-double Card::ring_transfer(tlm_utils::simple_initiator_socket<Card>& ring, RingRoute& route, int64_t bytes, const std::string& label) {
+double Card::ring_transfer(tlm_utils::simple_initiator_socket<Card>& ring, RingRoute& route, int64_t bytes,
+                           const std::string& label) {
   tlm::tlm_generic_payload payload;
   payload.set_command(tlm::TLM_WRITE_COMMAND);
   payload.set_data_ptr(nullptr);

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "runtime/program.h"
 #include "sim/hw/core.h"
@@ -34,14 +34,15 @@ struct KernelTiming {
 
 class Card : public sc_core::sc_module, public HardwareBlock, public CardControlIf {
  public:
-  sc_core::sc_export<CardControlIf> control;                   // the cores' `card` ports
-  tlm_utils::simple_initiator_socket<Card> host_socket;        // the host's side of the host link
-  tlm_utils::simple_initiator_socket<Card> data_ring_socket;   // SHUFFLE transfers
-  tlm_utils::simple_initiator_socket<Card> reduce_ring_socket; // reduce-sum phases
+  sc_core::sc_export<CardControlIf> control;                    // the cores' `card` ports
+  tlm_utils::simple_initiator_socket<Card> host_socket;         // the host's side of the host link
+  tlm_utils::simple_initiator_socket<Card> data_ring_socket;    // SHUFFLE transfers
+  tlm_utils::simple_initiator_socket<Card> reduce_ring_socket;  // reduce-sum phases
 
   // warmup: iterations of the whole program run before the measured one (the
   // steady state measurements report: caches warm, uploads done).
-  Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program, const std::vector<KernelWork>& plans, int warmup = 0);
+  Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program,
+       const std::vector<KernelWork>& plans, int warmup = 0);
 
   // CardControlIf, called from core threads.
   void ring_phase(int core) override;
@@ -70,7 +71,8 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   void run_kernel(size_t index);
   // Moves the host's input (upload) or output tensors over the host link; returns when the last arrives.
   double host_transfers(bool upload);
-  double ring_transfer(tlm_utils::simple_initiator_socket<Card>& ring, RingRoute& route, int64_t bytes, const std::string& label);
+  double ring_transfer(tlm_utils::simple_initiator_socket<Card>& ring, RingRoute& route, int64_t bytes,
+                       const std::string& label);
 
   struct Barrier {
     int arrived = 0;

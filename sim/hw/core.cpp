@@ -10,7 +10,8 @@ constexpr int kRingPhase = -1;      // sentinel after the last tile
 
 std::vector<std::unique_ptr<Corelet>> make_corelets(const ArchConfig& arch) {
   std::vector<std::unique_ptr<Corelet>> out;
-  for (int c = 0; c < arch.corelets_per_core; ++c) out.push_back(std::make_unique<Corelet>(("corelet" + std::to_string(c)).c_str(), c, arch));
+  for (int c = 0; c < arch.corelets_per_core; ++c)
+    out.push_back(std::make_unique<Corelet>(("corelet" + std::to_string(c)).c_str(), c, arch));
   return out;
 }
 }  // namespace
@@ -97,7 +98,8 @@ void Core::store_thread() {
     while (true) {
       const int i = computed_.read();
       if (i == kRingPhase) break;
-      for (const auto& t : work_->tiles[static_cast<size_t>(i)].stores) dma_out.transfer(t, label_ + " tile " + std::to_string(i));
+      for (const auto& t : work_->tiles[static_cast<size_t>(i)].stores)
+        dma_out.transfer(t, label_ + " tile " + std::to_string(i));
       store_slots_.post();
     }
     for (const auto& t : work_->final_stores) dma_out.transfer(t, label_ + " result");

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "sim/hw/corelet.h"
 #include "sim/hw/dma_engine.h"
@@ -29,8 +29,8 @@ namespace spyre::sim {
 class Core : public sc_core::sc_module, public HardwareBlock {
  public:
   sc_core::sc_port<CardControlIf> card;
-  sc_core::sc_port<ComputeIf, 0> compute;                 // the corelets
-  tlm_utils::simple_initiator_socket<Core> lx_socket;    // compute's operand traffic
+  sc_core::sc_port<ComputeIf, 0> compute;              // the corelets
+  tlm_utils::simple_initiator_socket<Core> lx_socket;  // compute's operand traffic
 
   // Children; the trace lists their engines in this order.
   Scratchpad lx;

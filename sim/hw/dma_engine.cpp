@@ -75,7 +75,8 @@ void DmaEngine::transfer(const Transfer& t, const std::string& label) {
 }
 
 std::vector<Activity> DmaEngine::activities() const {
-  return {{direction_ == DmaDirection::Store ? "dma_out" : "dma_in", direction_ == DmaDirection::Store ? "DMA-out" : "DMA-in", &log_}};
+  return {{direction_ == DmaDirection::Store ? "dma_out" : "dma_in",
+           direction_ == DmaDirection::Store ? "DMA-out" : "DMA-in", &log_}};
 }
 
 Counters DmaEngine::counters() const { return {{"bytes", static_cast<double>(bytes_)}, {"busy_ns", log_.busy_ns()}}; }

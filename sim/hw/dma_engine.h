@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <string>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "runtime/arch_config.h"
 #include "sim/hw/busy_log.h"

@@ -7,7 +7,11 @@
 namespace spyre::sim {
 
 HostLink::HostLink(sc_core::sc_module_name name, const ArchConfig& arch)
-    : sc_module(name), socket("socket"), device("device"), ns_per_byte_(1.0 / arch.host_link.gbps), latency_ns_(arch.host_link.latency_us * 1000.0) {
+    : sc_module(name),
+      socket("socket"),
+      device("device"),
+      ns_per_byte_(1.0 / arch.host_link.gbps),
+      latency_ns_(arch.host_link.latency_us * 1000.0) {
   socket.register_b_transport(this, &HostLink::b_transport);
 }
 
@@ -26,7 +30,9 @@ void HostLink::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_t
 std::vector<Activity> HostLink::activities() const { return {{"host_link", "host link", &log_}}; }
 
 Counters HostLink::counters() const {
-  return {{"upload_bytes", static_cast<double>(upload_bytes_)}, {"download_bytes", static_cast<double>(download_bytes_)}, {"busy_ns", log_.busy_ns()}};
+  return {{"upload_bytes", static_cast<double>(upload_bytes_)},
+          {"download_bytes", static_cast<double>(download_bytes_)},
+          {"busy_ns", log_.busy_ns()}};
 }
 
 }  // namespace spyre::sim

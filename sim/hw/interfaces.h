@@ -45,7 +45,9 @@ struct ActivityLabel : tlm::tlm_extension<ActivityLabel> {
   std::string text;
   explicit ActivityLabel(std::string t = "") : text(std::move(t)) {}
   tlm::tlm_extension_base* clone() const override { return new ActivityLabel(text); }
-  void copy_from(const tlm::tlm_extension_base& other) override { text = static_cast<const ActivityLabel&>(other).text; }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    text = static_cast<const ActivityLabel&>(other).text;
+  }
 };
 
 // Where a ring transfer goes: src -> dst, or a reduce-sum over a group of
@@ -76,7 +78,9 @@ inline int64_t payload_bytes(const tlm::tlm_generic_payload& payload) {
 template <typename T>
 class ScopedExtension {
  public:
-  ScopedExtension(tlm::tlm_generic_payload& payload, T& extension) : payload_(payload) { payload_.set_extension(&extension); }
+  ScopedExtension(tlm::tlm_generic_payload& payload, T& extension) : payload_(payload) {
+    payload_.set_extension(&extension);
+  }
   ~ScopedExtension() { payload_.template clear_extension<T>(); }
   ScopedExtension(const ScopedExtension&) = delete;
   ScopedExtension& operator=(const ScopedExtension&) = delete;

@@ -12,11 +12,14 @@ Lpddr5::Lpddr5(sc_core::sc_module_name name, const ArchConfig& arch)
       channels_(static_cast<size_t>(arch.lpddr5.channels)),
       read_ns_per_byte_(arch.lpddr5.channels / arch.lpddr5.read_gbps),
       write_ns_per_byte_(arch.lpddr5.channels / arch.lpddr5.write_gbps),
-      turnaround_ns_per_write_byte_(2.0 * arch.lpddr5.turnaround_ns / static_cast<double>(arch.lpddr5.write_batch_bytes)),
+      turnaround_ns_per_write_byte_(2.0 * arch.lpddr5.turnaround_ns /
+                                    static_cast<double>(arch.lpddr5.write_batch_bytes)),
       // One batch cycle: drain a batch and turn the bus around twice.
-      mixed_window_ns_(static_cast<double>(arch.lpddr5.write_batch_bytes) * arch.lpddr5.channels / arch.lpddr5.write_gbps +
+      mixed_window_ns_(static_cast<double>(arch.lpddr5.write_batch_bytes) * arch.lpddr5.channels /
+                           arch.lpddr5.write_gbps +
                        2.0 * arch.lpddr5.turnaround_ns),
-      queue_ns_(static_cast<double>(arch.lpddr5.queue_depth_chunks * arch.lpddr5.interleave_bytes) * arch.lpddr5.channels / arch.lpddr5.read_gbps),
+      queue_ns_(static_cast<double>(arch.lpddr5.queue_depth_chunks * arch.lpddr5.interleave_bytes) *
+                arch.lpddr5.channels / arch.lpddr5.read_gbps),
       latency_ns_(arch.lpddr5.latency_ns),
       write_ack_ns_(arch.lpddr5.write_ack_ns),
       interleave_(arch.lpddr5.interleave_bytes),
@@ -36,7 +39,9 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
   // depth; re-checking would wake every waiting initiator for each slot.)
   double backlog_end = 0;
   for (int64_t a = first - first % interleave_; a < first + length; a += interleave_) {
-    backlog_end = std::max(backlog_end, channels_[static_cast<size_t>((a / interleave_) % static_cast<int64_t>(channels_.size()))].free_at_ns);
+    backlog_end =
+        std::max(backlog_end,
+                 channels_[static_cast<size_t>((a / interleave_) % static_cast<int64_t>(channels_.size()))].free_at_ns);
   }
   wait_until_ns(backlog_end - queue_ns_);
   arrival = std::max(arrival, now_ns());

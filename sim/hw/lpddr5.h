@@ -21,9 +21,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "runtime/arch_config.h"
 #include "sim/hw/hardware_block.h"

@@ -16,10 +16,10 @@
 #include <list>
 #include <unordered_map>
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include "runtime/arch_config.h"
 #include "sim/hw/hardware_block.h"
@@ -29,7 +29,7 @@ namespace spyre::sim {
 class MemoryCache : public sc_core::sc_module, public HardwareBlock {
  public:
   tlm_utils::multi_passthrough_target_socket<MemoryCache> socket;  // the cores' DMA engines, the host link
-  tlm_utils::simple_initiator_socket<MemoryCache> dram;             // LPDDR5
+  tlm_utils::simple_initiator_socket<MemoryCache> dram;            // LPDDR5
 
   MemoryCache(sc_core::sc_module_name name, const ArchConfig& arch);
 

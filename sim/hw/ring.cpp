@@ -6,7 +6,8 @@
 
 namespace spyre::sim {
 
-Ring::Ring(sc_core::sc_module_name name, std::string display_name, int cores, int bytes_per_cycle, double hop_latency_cycles, double cycle_ns)
+Ring::Ring(sc_core::sc_module_name name, std::string display_name, int cores, int bytes_per_cycle,
+           double hop_latency_cycles, double cycle_ns)
     : sc_module(name),
       socket("socket"),
       display_name_(std::move(display_name)),
@@ -28,7 +29,8 @@ void Ring::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time&
   const double start = now_ns() + delay.to_seconds() * 1e9;
   const auto bytes = payload_bytes(payload);
   const std::string text = label ? label->text : "";
-  const double done = route->group.empty() ? send(route->src, route->dst, bytes, start, text) : reduce(route->group, bytes, start, text);
+  const double done = route->group.empty() ? send(route->src, route->dst, bytes, start, text)
+                                           : reduce(route->group, bytes, start, text);
   delay = ns(done - now_ns());
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -69,7 +71,8 @@ std::vector<Activity> Ring::activities() const {
   std::vector<Activity> out;
   for (int i = 0; i < cores_; ++i) {
     const auto& cw = clockwise_[static_cast<size_t>(i)];
-    if (!cw.log.intervals().empty()) out.push_back({"link", "link " + std::to_string(i) + "->" + std::to_string((i + 1) % cores_), &cw.log});
+    if (!cw.log.intervals().empty())
+      out.push_back({"link", "link " + std::to_string(i) + "->" + std::to_string((i + 1) % cores_), &cw.log});
     const auto& ccw = counter_[static_cast<size_t>(i)];
     if (!ccw.log.intervals().empty()) {
       out.push_back({"link", "link " + std::to_string(i) + "->" + std::to_string((i + cores_ - 1) % cores_), &ccw.log});

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "sim/hw/busy_log.h"
 #include "sim/hw/hardware_block.h"
@@ -28,7 +28,8 @@ class Ring : public sc_core::sc_module, public HardwareBlock {
   tlm_utils::multi_passthrough_target_socket<Ring> socket;
 
   // display_name: how reports and traces name it ("data ring").
-  Ring(sc_core::sc_module_name name, std::string display_name, int cores, int bytes_per_cycle, double hop_latency_cycles, double cycle_ns);
+  Ring(sc_core::sc_module_name name, std::string display_name, int cores, int bytes_per_cycle,
+       double hop_latency_cycles, double cycle_ns);
 
   std::vector<Activity> activities() const override;  // the links that carried traffic, "3->4"
   Counters counters() const override;                 // bytes_x_hops: bytes times the links they crossed

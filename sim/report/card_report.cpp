@@ -36,7 +36,8 @@ int64_t lx_high_water(const Program& program, int core) {
   for (const auto& k : program.kernels) {
     for (const auto& b : k.tensors) {
       auto it = b.lx_address.find(core);
-      if (b.component == MemComponent::Lx && it != b.lx_address.end()) high = std::max(high, it->second + b.layout.size_bytes());
+      if (b.component == MemComponent::Lx && it != b.lx_address.end())
+        high = std::max(high, it->second + b.layout.size_bytes());
     }
   }
   return high;
@@ -158,8 +159,8 @@ void add_tensors(RunReport& r, const Program& program) {
 
 }  // namespace
 
-RunReport build_report(const Program& program, const ArchConfig& arch, const std::vector<KernelWork>& plans, const Card& card, bool functional,
-                       bool vf, std::vector<Hazard> hazards) {
+RunReport build_report(const Program& program, const ArchConfig& arch, const std::vector<KernelWork>& plans,
+                       const Card& card, bool functional, bool vf, std::vector<Hazard> hazards) {
   RunReport r;
   r.bundle = program.name;
   r.mode = functional ? "functional" : "timing";

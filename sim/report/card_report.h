@@ -15,8 +15,8 @@ namespace spyre::sim {
 // functional: values were computed; vf: LX was wiped at bundle boundaries.
 // hazards: every hazard found, in report order. Every figure is the measured
 // iteration's (after the card's warm-up iterations).
-RunReport build_report(const Program& program, const ArchConfig& arch, const std::vector<KernelWork>& plans, const Card& card, bool functional,
-                       bool vf, std::vector<Hazard> hazards);
+RunReport build_report(const Program& program, const ArchConfig& arch, const std::vector<KernelWork>& plans,
+                       const Card& card, bool functional, bool vf, std::vector<Hazard> hazards);
 
 // Chrome trace events: one process per block that names a trace group (the
 // card, each active core, each ring that carried traffic), one thread per

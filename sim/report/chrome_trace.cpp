@@ -11,12 +11,14 @@ double us(double ns) { return std::round(ns) / 1000.0; }
 
 void ChromeTrace::add_process(int pid, const std::string& name) {
   metadata_.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", name}}}});
-  metadata_.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
+  metadata_.push_back(
+      {{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
 }
 
 void ChromeTrace::add_thread(int pid, int tid, const std::string& name) {
   metadata_.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}});
-  metadata_.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
+  metadata_.push_back(
+      {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
 }
 
 void ChromeTrace::add_events(int pid, int tid, const std::vector<BusyInterval>& intervals) {

@@ -139,38 +139,44 @@ std::string report_table(const RunReport& r) {
     kernel_width = std::max(kernel_width, k.file.size() + 2);
     op_width = std::max(op_width, k.op.size() + 2);
   }
-  out << pad("kernel", kernel_width) << pad("op", op_width) << pad("unit", 8) << pad("cores", 6, true) << pad("start_us", 12, true) << pad("end_us", 12, true)
-      << pad("hbm_read_B", 14, true) << pad("hbm_write_B", 14, true) << "\n";
+  out << pad("kernel", kernel_width) << pad("op", op_width) << pad("unit", 8) << pad("cores", 6, true)
+      << pad("start_us", 12, true) << pad("end_us", 12, true) << pad("hbm_read_B", 14, true)
+      << pad("hbm_write_B", 14, true) << "\n";
   for (const auto& k : r.kernels) {
     out << pad(k.file, kernel_width) << pad(k.op, op_width) << pad(k.unit, 8) << pad(std::to_string(k.cores), 6, true)
-        << pad(fmt("%.3f", k.start_us), 12, true) << pad(fmt("%.3f", k.end_us), 12, true) << pad(std::to_string(k.hbm_read_bytes), 14, true)
-        << pad(std::to_string(k.hbm_write_bytes), 14, true) << "\n";
+        << pad(fmt("%.3f", k.start_us), 12, true) << pad(fmt("%.3f", k.end_us), 12, true)
+        << pad(std::to_string(k.hbm_read_bytes), 14, true) << pad(std::to_string(k.hbm_write_bytes), 14, true) << "\n";
   }
   out << "\nlatency      " << fmt("%.3f", r.latency_us) << " us  (" << r.cycles << " cycles)\n";
-  out << "HBM          read " << r.hbm_read_bytes << " B, write " << r.hbm_write_bytes << " B, total " << (r.hbm_read_bytes + r.hbm_write_bytes)
-      << " B  (" << fmt("%.1f", r.lpddr5_achieved_gbps) << " GB/s achieved, LPDDR5 channels " << fmt("%.1f", 100 * r.lpddr5_utilization)
-      << "% busy)\n";
+  out << "HBM          read " << r.hbm_read_bytes << " B, write " << r.hbm_write_bytes << " B, total "
+      << (r.hbm_read_bytes + r.hbm_write_bytes) << " B  (" << fmt("%.1f", r.lpddr5_achieved_gbps)
+      << " GB/s achieved, LPDDR5 channels " << fmt("%.1f", 100 * r.lpddr5_utilization) << "% busy)\n";
   if (r.cache_hit_bytes + r.cache_miss_bytes > 0) {
-    out << "cache        hit " << r.cache_hit_bytes << " B, miss " << r.cache_miss_bytes << " B, write-back " << r.cache_writeback_bytes << " B; LPDDR5 read "
-        << r.dram_read_bytes << " B, write " << r.dram_write_bytes << " B\n";
+    out << "cache        hit " << r.cache_hit_bytes << " B, miss " << r.cache_miss_bytes << " B, write-back "
+        << r.cache_writeback_bytes << " B; LPDDR5 read " << r.dram_read_bytes << " B, write " << r.dram_write_bytes
+        << " B\n";
   }
-  out << "host link    upload " << r.host_upload_bytes << " B in " << fmt("%.3f", r.host_upload_us) << " us, download " << r.host_download_bytes
-      << " B in " << fmt("%.3f", r.host_download_us) << " us\n";
+  out << "host link    upload " << r.host_upload_bytes << " B in " << fmt("%.3f", r.host_upload_us) << " us, download "
+      << r.host_download_bytes << " B in " << fmt("%.3f", r.host_download_us) << " us\n";
   if (r.data_ring_bytes || r.reduce_ring_bytes) {
-    out << "rings        data " << r.data_ring_bytes << " B x hops, reduce-sum " << r.reduce_ring_bytes << " B x hops\n";
+    out << "rings        data " << r.data_ring_bytes << " B x hops, reduce-sum " << r.reduce_ring_bytes
+        << " B x hops\n";
   }
-  out << "\n" << pad("core", 6) << pad("PT%", 8, true) << pad("SFU%", 8, true) << pad("DMAin%", 8, true) << pad("DMAout%", 9, true)
-      << pad("LX_high_B", 12, true) << pad("staging_B", 12, true) << "\n";
+  out << "\n"
+      << pad("core", 6) << pad("PT%", 8, true) << pad("SFU%", 8, true) << pad("DMAin%", 8, true)
+      << pad("DMAout%", 9, true) << pad("LX_high_B", 12, true) << pad("staging_B", 12, true) << "\n";
   for (const auto& c : r.cores) {
-    out << pad(std::to_string(c.core), 6) << pad(fmt("%.1f", c.pt_busy_pct), 8, true) << pad(fmt("%.1f", c.sfu_busy_pct), 8, true)
-        << pad(fmt("%.1f", c.dma_in_busy_pct), 8, true) << pad(fmt("%.1f", c.dma_out_busy_pct), 9, true)
-        << pad(std::to_string(c.lx_high_water_bytes), 12, true) << pad(std::to_string(c.staging_peak_bytes), 12, true) << "\n";
+    out << pad(std::to_string(c.core), 6) << pad(fmt("%.1f", c.pt_busy_pct), 8, true)
+        << pad(fmt("%.1f", c.sfu_busy_pct), 8, true) << pad(fmt("%.1f", c.dma_in_busy_pct), 8, true)
+        << pad(fmt("%.1f", c.dma_out_busy_pct), 9, true) << pad(std::to_string(c.lx_high_water_bytes), 12, true)
+        << pad(std::to_string(c.staging_peak_bytes), 12, true) << "\n";
   }
   out << "\nhazards      " << (r.hazards.empty() ? "none" : std::to_string(r.hazards.size())) << "\n";
   for (const auto& h : r.hazards) out << "  " << format_hazard(h) << "\n";
   for (const auto& c : r.comparisons) {
-    out << (c.passed ? "expect ok    " : "expect FAIL  ") << c.name << ": " << c.mismatches << " of " << c.elements << " elements outside tolerance; worst at "
-        << c.worst_coords << " got " << c.got << " expected " << c.expected << "\n";
+    out << (c.passed ? "expect ok    " : "expect FAIL  ") << c.name << ": " << c.mismatches << " of " << c.elements
+        << " elements outside tolerance; worst at " << c.worst_coords << " got " << c.got << " expected " << c.expected
+        << "\n";
   }
   return out.str();
 }

@@ -19,8 +19,8 @@ struct KernelReport {
   int cores = 0;
   double start_us = 0, end_us = 0;
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
-  int tiles = 0;        // most tiles any core ran
-  double macs = 0;      // batchmatmul multiply-accumulates
+  int tiles = 0;    // most tiles any core ran
+  double macs = 0;  // batchmatmul multiply-accumulates
 };
 
 struct CoreReport {
@@ -54,7 +54,7 @@ struct RunReport {
   bool lx_wiped_at_bundles = false;  // run --vf
   int warmup_iterations = 0;         // run --warmup: iterations run before the measured one
   int64_t cache_hit_bytes = 0, cache_miss_bytes = 0, cache_writeback_bytes = 0;  // memory-side cache (cache.bytes > 0)
-  int64_t dram_read_bytes = 0, dram_write_bytes = 0;                            // what reached LPDDR5
+  int64_t dram_read_bytes = 0, dram_write_bytes = 0;                             // what reached LPDDR5
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
   int64_t host_upload_bytes = 0, host_download_bytes = 0;
   double host_upload_us = 0, host_download_us = 0;

@@ -16,8 +16,9 @@ constexpr size_t kMaxTilesPerCore = 1000000;
 
 void check_tile_count(const Sdsc& s, int core, int64_t tiles) {
   if (tiles > static_cast<int64_t>(kMaxTilesPerCore)) {
-    fail(s.file, "$." + s.name, "core " + std::to_string(core) + " would run " + std::to_string(tiles) + " tiles; more than the simulator handles (" +
-                                    std::to_string(kMaxTilesPerCore) + ")");
+    fail(s.file, "$." + s.name,
+         "core " + std::to_string(core) + " would run " + std::to_string(tiles) +
+             " tiles; more than the simulator handles (" + std::to_string(kMaxTilesPerCore) + ")");
   }
 }
 
@@ -43,11 +44,16 @@ std::vector<int64_t> split_sticks(int64_t bytes, int64_t n) {
 
 double sfu_cycles_per_vector(const ArchConfig& arch, SfuCost cost) {
   switch (cost) {
-    case SfuCost::Simple: return arch.sfu.cycles_simple;
-    case SfuCost::Divide: return arch.sfu.cycles_divide;
-    case SfuCost::Transcendental: return arch.sfu.cycles_transcendental;
-    case SfuCost::Reduce: return arch.sfu.cycles_reduce;
-    case SfuCost::ReduceStick: return arch.sfu.cycles_reduce_stick;
+    case SfuCost::Simple:
+      return arch.sfu.cycles_simple;
+    case SfuCost::Divide:
+      return arch.sfu.cycles_divide;
+    case SfuCost::Transcendental:
+      return arch.sfu.cycles_transcendental;
+    case SfuCost::Reduce:
+      return arch.sfu.cycles_reduce;
+    case SfuCost::ReduceStick:
+      return arch.sfu.cycles_reduce_stick;
   }
   return 1;
 }
@@ -64,7 +70,9 @@ int64_t box_bytes(const TensorBinding& b, int core) {
   return b.layout.box_bytes(box.origin, box.extent);
 }
 
-int64_t box_address(const TensorBinding& b, int core) { return b.hbm_base + b.layout.offset(b.core_box.at(core).origin); }
+int64_t box_address(const TensorBinding& b, int core) {
+  return b.hbm_base + b.layout.offset(b.core_box.at(core).origin);
+}
 
 // A tensor reused across iterations of a dim it broadcasts over: the backend
 // keeps it in staging instead of streaming it (torch-spyre cost model: broadcast
@@ -115,7 +123,8 @@ void build_reduce_groups(const Kernel& k, KernelWork& w) {
     ReduceGroup g;
     g.cores = cores;
     for (const auto& op : s.ops) {
-      if (op.info->kind == OpKind::Reduction || op.info->kind == OpKind::Matmul) g.bytes += box_bytes(k.tensors[op.outputs[0]], cores.front());
+      if (op.info->kind == OpKind::Reduction || op.info->kind == OpKind::Matmul)
+        g.bytes += box_bytes(k.tensors[op.outputs[0]], cores.front());
     }
     const int index = static_cast<int>(w.reduce_groups.size());
     for (int core : cores) {
@@ -140,7 +149,8 @@ void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, Core
     if (b.component != MemComponent::Hbm) continue;
     Stream st{box_address(b, core), box_bytes(b, core), {}};
     const Box& box = b.core_box.at(core);
-    for (const auto& [offset, bytes] : b.layout.box_runs(box.origin, box.extent)) st.runs.emplace_back(b.hbm_base + offset, bytes);
+    for (const auto& [offset, bytes] : b.layout.box_runs(box.origin, box.extent))
+      st.runs.emplace_back(b.hbm_base + offset, bytes);
     if (b.read) (is_broadcast_operand(s, static_cast<int>(lds)) ? cached : loads).push_back(st);
     if (b.written) (is_broadcast_operand(s, static_cast<int>(lds)) ? final_out : stores).push_back(st);
   }
@@ -241,10 +251,14 @@ void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, K
   for (const auto& d : s.dims) {
     const bool a = normal(la, d), b = normal(lb, d), c = normal(lc, d);
     const int64_t e = s.per_core.at(d);
-    if (a && b && c) xs.push_back(e);
-    else if (a && c) ms.push_back(e);
-    else if (b && c) ns.push_back(e);
-    else if (a && b) ks.push_back(e);
+    if (a && b && c)
+      xs.push_back(e);
+    else if (a && c)
+      ms.push_back(e);
+    else if (b && c)
+      ns.push_back(e);
+    else if (a && b)
+      ks.push_back(e);
   }
   const int64_t x = product(xs), m = product(ms), n = product(ns), kk = product(ks);
   const double macs = static_cast<double>(x) * m * n * kk;
@@ -258,7 +272,8 @@ void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, K
   });
   const int64_t a_bytes = a_all / x, b_bytes = b_batched ? b_all / x : b_all, c_bytes = c_all / x;
   const int64_t n_units = std::max<int64_t>(1, (n + 63) / 64), k_units = std::max<int64_t>(1, (kk + 63) / 64);
-  const MatmulBlocking blk = choose_matmul_blocking(a_bytes, b_bytes, c_bytes, m, n_units, k_units, arch.staging_bytes());
+  const MatmulBlocking blk =
+      choose_matmul_blocking(a_bytes, b_bytes, c_bytes, m, n_units, k_units, arch.staging_bytes());
 
   // The PT array streams rows of A; when consecutive rows are not adjacent in
   // LX (another dim sits innermost in A's layout) it runs far slower.
@@ -269,10 +284,12 @@ void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, K
     break;
   }
   const double efficiency = contiguous ? arch.pt.efficiency : arch.pt.strided_efficiency;
-  const double macs_per_cycle = static_cast<double>(arch.pt.pe_rows) * arch.pt.pe_cols * arch.pt.simd_lanes * arch.corelets_per_core * efficiency;
+  const double macs_per_cycle =
+      static_cast<double>(arch.pt.pe_rows) * arch.pt.pe_cols * arch.pt.simd_lanes * arch.corelets_per_core * efficiency;
   const int64_t tiles_per_batch = blk.bm * blk.bn * blk.bk;
   const double tile_cycles = macs / macs_per_cycle / static_cast<double>(x * tiles_per_batch);
-  const int64_t a_blk = a_bytes / (blk.bm * blk.bk), b_blk = b_bytes / (blk.bk * blk.bn), c_blk = c_bytes / (blk.bm * blk.bn);
+  const int64_t a_blk = a_bytes / (blk.bm * blk.bk), b_blk = b_bytes / (blk.bk * blk.bn),
+                c_blk = c_bytes / (blk.bm * blk.bn);
   const int64_t a_base = A.component == MemComponent::Hbm ? box_address(A, core) : 0;
   const int64_t b_base = B.component == MemComponent::Hbm ? box_address(B, core) : 0;
   const int64_t c_base = C.component == MemComponent::Hbm ? box_address(C, core) : 0;
@@ -285,7 +302,8 @@ void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, K
           Tile t;
           const bool load_a = a_blk > 0 && (!blk.a_resident || ni == 0);
           if (load_a) t.loads.push_back({a_base + xi * a_bytes + (mi * blk.bk + ki) * a_blk, a_blk});
-          if (b_blk > 0) t.loads.push_back({b_base + (b_batched ? xi * b_bytes : 0) + (ki * blk.bn + ni) * b_blk, b_blk});
+          if (b_blk > 0)
+            t.loads.push_back({b_base + (b_batched ? xi * b_bytes : 0) + (ki * blk.bn + ni) * b_blk, b_blk});
           t.pt_cycles = tile_cycles;
           t.lx_bytes = (a_bytes / (blk.bm * blk.bk)) + (b_bytes / (blk.bk * blk.bn)) + c_bytes / (blk.bm * blk.bn);
           if (ki == blk.bk - 1 && c_blk > 0) {
@@ -317,7 +335,8 @@ void plan_shuffle(const Kernel& k, const ComputeOp& op, KernelWork& w, CoreWork&
     bool empty = false;
     for (const auto& [d, e] : dbox.extent) {
       const int64_t lo = std::max(dbox.origin.at(d), sbox.origin.count(d) ? sbox.origin.at(d) : 0);
-      const int64_t hi = std::min(dbox.origin.at(d) + e, (sbox.origin.count(d) ? sbox.origin.at(d) : 0) + (sbox.extent.count(d) ? sbox.extent.at(d) : 1));
+      const int64_t hi = std::min(dbox.origin.at(d) + e, (sbox.origin.count(d) ? sbox.origin.at(d) : 0) +
+                                                             (sbox.extent.count(d) ? sbox.extent.at(d) : 1));
       if (hi <= lo) empty = true;
       origin[d] = lo;
       extent[d] = hi - lo;
@@ -335,8 +354,8 @@ void plan_shuffle(const Kernel& k, const ComputeOp& op, KernelWork& w, CoreWork&
 
 }  // namespace
 
-MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes, int64_t m_units, int64_t n_units, int64_t k_units,
-                                      int64_t staging_bytes) {
+MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes, int64_t m_units,
+                                      int64_t n_units, int64_t k_units, int64_t staging_bytes) {
   MatmulBlocking best;
   bool found = false;
   MatmulBlocking finest;
@@ -349,7 +368,8 @@ MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t 
         const int64_t panel = a_bytes / bm;
         const bool a_resident = bn > 1 && panel + 2 * b_blk + acc <= staging_bytes;
         const int64_t working = (a_resident ? panel : 2 * a_blk) + 2 * b_blk + acc;
-        const int64_t traffic = (a_resident || bn == 1 ? a_bytes : a_bytes * bn) + (bm == 1 ? b_bytes : b_bytes * bm) + c_bytes;
+        const int64_t traffic =
+            (a_resident || bn == 1 ? a_bytes : a_bytes * bn) + (bm == 1 ? b_bytes : b_bytes * bm) + c_bytes;
         MatmulBlocking cand{bm, bn, bk, a_resident, traffic};
         if (working > staging_bytes) {
           if (bm * bn * bk > finest.bm * finest.bn * finest.bk || finest.traffic == INT64_MAX) finest = cand;
@@ -383,7 +403,8 @@ KernelWork plan_kernel(const Program& program, int kernel_index, const ArchConfi
     if (op.info->kind == OpKind::Matmul) matmul = &op;
     if (op.info->kind == OpKind::Shuffle) shuffle = &op;
   }
-  if ((matmul || shuffle) && s.ops.size() > 1) fail(s.file, s.ops[1].path, "unsupported: batchmatmul or shuffle fused with other ops in one SDSC");
+  if ((matmul || shuffle) && s.ops.size() > 1)
+    fail(s.file, s.ops[1].path, "unsupported: batchmatmul or shuffle fused with other ops in one SDSC");
   for (auto& cw : w.cores) {
     if (matmul) {
       plan_matmul(k, *matmul, arch, w, cw);

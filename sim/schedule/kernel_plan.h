@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/program.h"
 #include "runtime/arch_config.h"
+#include "runtime/program.h"
 
 namespace spyre::sim {
 
@@ -39,7 +39,7 @@ struct Tile {
   std::vector<Transfer> stores;  // LX staging -> HBM
   double pt_cycles = 0;          // per corelet (work split across the corelets)
   double sfu_cycles = 0;
-  int64_t lx_bytes = 0;          // operand bytes compute moves through the LX ports
+  int64_t lx_bytes = 0;  // operand bytes compute moves through the LX ports
 };
 
 struct RingTransfer {
@@ -50,9 +50,9 @@ struct RingTransfer {
 struct CoreWork {
   int core = 0;
   std::vector<Tile> tiles;
-  int reduce_group = -1;             // index into KernelWork::reduce_groups
+  int reduce_group = -1;               // index into KernelWork::reduce_groups
   std::vector<Transfer> final_stores;  // after the ring phase (group leader only)
-  int64_t staging_bytes = 0;         // staging space the tiling uses
+  int64_t staging_bytes = 0;           // staging space the tiling uses
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
 };
 
@@ -67,7 +67,7 @@ struct KernelWork {
   std::vector<ReduceGroup> reduce_groups;
   std::vector<RingTransfer> shuffle;  // data-ring transfers of a SHUFFLE
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
-  double compute_macs = 0;            // for reports
+  double compute_macs = 0;  // for reports
 };
 
 KernelWork plan_kernel(const Program& program, int kernel_index, const ArchConfig& arch);
@@ -79,7 +79,7 @@ struct MatmulBlocking {
   bool a_resident = false;  // the A row panel stays in staging across column blocks
   int64_t traffic = 0;
 };
-MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes, int64_t m_units, int64_t n_units,
-                                      int64_t k_units, int64_t staging_bytes);
+MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes, int64_t m_units,
+                                      int64_t n_units, int64_t k_units, int64_t staging_bytes);
 
 }  // namespace spyre::sim

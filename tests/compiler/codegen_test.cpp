@@ -18,11 +18,13 @@ using test::sdsc_differences;
 // Fields newer torch-spyre writes that the seed's example predates; the
 // spyre-cli dumps show their values, which codegen writes as they are.
 const std::set<std::string> kNewerFields = {
-    "sdscFoldProps_", "sdscFolds_", "coreIdToDsc_", "coreIdToDscSchedule", "numCoreletsUsed_", "coordinateMasking_", "maskingConstId_",
-    "constantInfo_", "symbolicDimInfo_", "maxSymbolicVolume_", "coreletSplit_", "rowSplit_", "peSfpSplit_", "paddingSizes_", "prev_",
-    "maxDimSizes_", "indirectAllocType_", "coreIdToWkSlice_"};
+    "sdscFoldProps_",     "sdscFolds_",         "coreIdToDsc_",    "coreIdToDscSchedule", "numCoreletsUsed_",
+    "coordinateMasking_", "maskingConstId_",    "constantInfo_",   "symbolicDimInfo_",    "maxSymbolicVolume_",
+    "coreletSplit_",      "rowSplit_",          "peSfpSplit_",     "paddingSizes_",       "prev_",
+    "maxDimSizes_",       "indirectAllocType_", "coreIdToWkSlice_"};
 
-Json compile_one(const std::string& workload, const WorkloadParams& params, CompileOptions options, size_t op = 0) {
+Json compile_one(const std::string& workload, const WorkloadParams& params, const CompileOptions& options,
+                 size_t op = 0) {
   const Graph g = compile(build_workload(workload, params), options);
   return sdsc_json(g, g.bundles[0].ops.at(op), static_cast<int>(op), options);
 }
@@ -52,7 +54,8 @@ TEST(Codegen, SeedAbsIsReproducedFieldForField) {
 // debug handle; codegen writes literal addresses. Everything else must match.
 const std::set<std::string> kAddressing = {"debug_handle_", "isStartAddrSymbolic_", "data_"};
 
-std::vector<std::string> dump_differences(const std::string& example, const std::string& workload, const WorkloadParams& p, const std::string& split) {
+std::vector<std::string> dump_differences(const std::string& example, const std::string& workload,
+                                          const WorkloadParams& p, const std::string& split) {
   CompileOptions o;
   if (!split.empty()) parse_split_override(split, o);
   const Json ours = compile_one(workload, p, o);
@@ -60,7 +63,8 @@ std::vector<std::string> dump_differences(const std::string& example, const std:
   return sdsc_differences(dump, ours, {}, kAddressing);
 }
 
-void expect_matches_dump(const std::string& example, const std::string& workload, const WorkloadParams& p, const std::string& split = "") {
+void expect_matches_dump(const std::string& example, const std::string& workload, const WorkloadParams& p,
+                         const std::string& split = "") {
   const auto diffs = dump_differences(example, workload, p, split);
   EXPECT_TRUE(diffs.empty()) << example << ":\n" << joined(diffs);
 }

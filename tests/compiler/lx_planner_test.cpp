@@ -39,7 +39,8 @@ PlanOutcome plan(const std::string& input, const std::string& solver) {
 TEST(LxPatterns, TheSuiteCoversTheSeedsClasses) {
   std::vector<std::string> names;
   for (const auto& f : pattern_files()) names.push_back(std::filesystem::path(f).stem().string());
-  for (const char* want : {"fragmentation", "staircase_up", "staircase_down", "gqa_attention", "moe_mlp", "eviction", "eviction_reallocation"}) {
+  for (const char* want : {"fragmentation", "staircase_up", "staircase_down", "gqa_attention", "moe_mlp", "eviction",
+                           "eviction_reallocation"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
 }
@@ -62,7 +63,8 @@ TEST(LxPatterns, EverySolverGetsItsRecordedOutcome) {
 
 TEST(LxPatterns, GreedyFailsFragmentationAndStaircasesBestPassesAll) {
   for (const char* name : {"fragmentation", "staircase_up", "staircase_down"}) {
-    EXPECT_FALSE(plan(source_path("models/lx_patterns/") + name + ".json", "greedy").report.at("feasible").get<bool>()) << name;
+    EXPECT_FALSE(plan(source_path("models/lx_patterns/") + name + ".json", "greedy").report.at("feasible").get<bool>())
+        << name;
   }
   for (const auto& file : pattern_files()) {
     EXPECT_TRUE(plan(file, "best").report.at("feasible").get<bool>()) << file;
@@ -89,11 +91,13 @@ TEST(LxPatterns, EvictionIsChosenOnlyWhenItSavesTraffic) {
   EXPECT_EQ(best.report.at("hbm_bytes").get<int64_t>(), 14 * 128 + 2 * 512);
   EXPECT_EQ(best.report.at("spill_bytes").get<int64_t>(), 2 * 512);
   // a holds LX in two stretches: before b and after it.
-  const Json& a = best.report.at("buffers").at(0).at("name") == "a" ? best.report.at("buffers").at(0) : best.report.at("buffers").at(1);
+  const Json& a = best.report.at("buffers").at(0).at("name") == "a" ? best.report.at("buffers").at(0)
+                                                                    : best.report.at("buffers").at(1);
   ASSERT_EQ(a.at("name"), "a");
   EXPECT_EQ(a.at("placements").size(), 2u);
   // Fragmentation has room for everything: no solver splits there.
-  EXPECT_EQ(plan(source_path("models/lx_patterns/fragmentation.json"), "best").report.at("spill_bytes").get<int64_t>(), 0);
+  EXPECT_EQ(plan(source_path("models/lx_patterns/fragmentation.json"), "best").report.at("spill_bytes").get<int64_t>(),
+            0);
 }
 
 TEST(LxPatterns, ReallocationReloadsAtAnotherAddress) {
@@ -178,12 +182,20 @@ TEST(LxInputs, BadInputsNameTheFileFieldAndReason) {
     std::string file, text, field, reason;
   };
   const std::vector<Case> cases = {
-      {"unknown.json", R"({"capacity": 512, "tensors": [{"name": "a", "size": 128}], "ops": [{"name": "o", "inputs": ["b"], "outputs": ["a"]}]})", "inputs", "unknown tensor 'b'"},
-      {"kind.json", R"({"capacity": 512, "tensors": [{"name": "a", "size": 128, "kind": "weight"}], "ops": []})", "kind", "must be input, output or intermediate"},
-      {"early.json", R"({"capacity": 512, "tensors": [{"name": "a", "size": 128}, {"name": "y", "size": 128, "kind": "output"}], "ops": [{"name": "o", "inputs": ["a"], "outputs": ["y"]}]})", "inputs", "read before any op writes it"},
+      {"unknown.json",
+       R"({"capacity": 512, "tensors": [{"name": "a", "size": 128}], "ops": [{"name": "o", "inputs": ["b"],
+        "outputs": ["a"]}]})",
+       "inputs", "unknown tensor 'b'"},
+      {"kind.json", R"({"capacity": 512, "tensors": [{"name": "a", "size": 128, "kind": "weight"}], "ops": []})",
+       "kind", "must be input, output or intermediate"},
+      {"early.json",
+       R"({"capacity": 512, "tensors": [{"name": "a", "size": 128}, {"name": "y", "size": 128,
+        "kind": "output"}], "ops": [{"name": "o", "inputs": ["a"], "outputs": ["y"]}]})",
+       "inputs", "read before any op writes it"},
       {"cap.json", R"({"capacity": 0, "buffers": []})", "capacity", "must be positive"},
       {"neither.json", R"({"capacity": 512})", "$", "neither a pattern"},
-      {"uses.json", R"({"capacity": 512, "buffers": [{"name": "a", "size": 128, "uses": []}]})", "uses", "at least one use"},
+      {"uses.json", R"({"capacity": 512, "buffers": [{"name": "a", "size": 128, "uses": []}]})", "uses",
+       "at least one use"},
       {"bad.7.csv", "id,lower,upper,size\n0,0,x,128\n", "line 2", "'upper' is not an integer"},
       {"order.7.csv", "id,lower,upper,size\n0,5,5,128\n", "line 2", "upper must be greater than lower"},
       {"header.7.csv", "id,start,end,size\n", "line 1", "no column 'lower'"},
@@ -203,10 +215,12 @@ TEST(LxInputs, BadInputsNameTheFileFieldAndReason) {
 
 TEST(LxInputs, PatternGivesTwoLiveRangesToATensorWrittenTwice) {
   TempDir dir;
-  write_text(dir.file("p.json"), R"({"capacity": 1024, "tensors": [{"name": "x", "size": 100, "kind": "input"}, {"name": "t", "size": 128},
+  write_text(dir.file("p.json"),
+             R"({"capacity": 1024, "tensors": [{"name": "x", "size": 100, "kind": "input"}, {"name": "t", "size": 128},
     {"name": "y", "size": 128, "kind": "output"}],
     "ops": [{"name": "a", "inputs": ["x"], "outputs": ["t"]}, {"name": "b", "inputs": ["t"], "outputs": ["y"]},
-            {"name": "c", "inputs": ["x"], "outputs": ["t"]}, {"name": "d", "inputs": ["t", "t"], "outputs": ["y"]}]})");
+            {"name": "c", "inputs": ["x"], "outputs": ["t"]}, {"name": "d", "inputs": ["t", "t"],
+             "outputs": ["y"]}]})");
   const LxProblem p = read_lx_problem(dir.file("p.json"), 0, 0);
   ASSERT_EQ(p.buffers.size(), 2u);
   EXPECT_EQ(p.buffers[0].name, "t");
@@ -214,17 +228,19 @@ TEST(LxInputs, PatternGivesTwoLiveRangesToATensorWrittenTwice) {
   EXPECT_EQ(p.buffers[0].lower, 0);
   EXPECT_EQ(p.buffers[0].upper, 2);
   EXPECT_EQ(p.buffers[1].uses, (std::vector<int64_t>{2, 3}));  // one access per op
-  EXPECT_EQ(p.fixed_hbm_bytes, 4 * 128);                        // x (100 B, aligned) read twice, y written twice
+  EXPECT_EQ(p.fixed_hbm_bytes, 4 * 128);                       // x (100 B, aligned) read twice, y written twice
 }
 
 TEST(LxCli, PlanPrintsTheCheckAndWritesTheReport) {
   TempDir dir;
-  const auto r = spyre::test::run_cli("plan " + source_path("models/lx_patterns/fragmentation.json") + " --solver greedy --report " + dir.file("p.json"));
+  const auto r = spyre::test::run_cli("plan " + source_path("models/lx_patterns/fragmentation.json") +
+                                      " --solver greedy --report " + dir.file("p.json"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("feasible     no"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("valid: no two live placements overlap"), std::string::npos);
   const Json report = read_json_file(dir.file("p.json"));
-  for (const char* key : {"solver", "capacity", "feasible", "peak_bytes", "hbm_bytes", "solve_ms", "buffers"}) EXPECT_TRUE(report.contains(key)) << key;
+  for (const char* key : {"solver", "capacity", "feasible", "peak_bytes", "hbm_bytes", "solve_ms", "buffers"})
+    EXPECT_TRUE(report.contains(key)) << key;
   EXPECT_EQ(spyre::test::run_cli("plan " + dir.file("missing.json")).exit_code, 1);
 }
 
@@ -242,7 +258,8 @@ TEST(LxInPlace, EverySolverChainsTheSoftmaxHandovers) {
   write_text(dir.file("chain.json"), R"({"capacity": 1677696, "buffers": [
     {"name": "x.lx", "size": 1048576, "uses": [0, 1, 2]}, {"name": "max", "size": 2048, "uses": [1, 2]},
     {"name": "sub", "size": 1048576, "uses": [2, 3], "in_place_parents": ["x.lx"]},
-    {"name": "exp", "size": 1048576, "uses": [3, 4, 5], "in_place_parents": ["sub"]}, {"name": "sum", "size": 2048, "uses": [4, 5]}]})");
+    {"name": "exp", "size": 1048576, "uses": [3, 4, 5], "in_place_parents": ["sub"]}, {"name": "sum",
+     "size": 2048, "uses": [4, 5]}]})");
   for (const auto& solver : lx_solver_names()) {
     const PlanOutcome o = plan(dir.file("chain.json"), solver);
     EXPECT_TRUE(o.report.at("feasible").get<bool>()) << solver;

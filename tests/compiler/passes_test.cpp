@@ -21,25 +21,33 @@ std::string graph_error(const std::string& text) {
 TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
   const std::string x = R"({"name": "x", "shape": [4, 64], "role": "input"})";
   const std::string y = R"({"name": "y", "role": "output"})";
-  auto graph = [&](const std::string& tensors, const std::string& ops) { return R"({"tensors": [)" + tensors + R"(], "ops": [)" + ops + "]}"; };
+  auto graph = [&](const std::string& tensors, const std::string& ops) {
+    return R"({"tensors": [)" + tensors + R"(], "ops": [)" + ops + "]}";
+  };
   EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "frobnicate", "inputs": ["x"], "outputs": ["y"]})")),
             "g.json: $.ops[0] frobnicate 'y': unsupported op 'frobnicate'");
-  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["z"], "outputs": ["y"]})")), "g.json: $.ops[0].inputs[0]: unknown tensor 'z'");
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["z"], "outputs": ["y"]})")),
+            "g.json: $.ops[0].inputs[0]: unknown tensor 'z'");
   EXPECT_EQ(graph_error(graph(R"({"name": "x", "shape": [4, 64], "dtype": "int8", "role": "input"})", "")),
             "g.json: $.tensors[0].dtype: unsupported dtype 'int8' (the device has float16, bfloat16, float32)");
-  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["x"], "outputs": ["y"], "attrs": {"alpha": 1}})")),
-            "g.json: $.ops[0] abs 'y': abs does not take attribute 'alpha'");
-  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "softmax", "inputs": ["x"], "outputs": ["y"], "attrs": {"dim": 2}})")),
-            "g.json: $.ops[0] softmax 'y': dim 2 is out of range for rank 2");
+  EXPECT_EQ(
+      graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["x"], "outputs": ["y"], "attrs": {"alpha": 1}})")),
+      "g.json: $.ops[0] abs 'y': abs does not take attribute 'alpha'");
+  EXPECT_EQ(
+      graph_error(graph(x + "," + y, R"({"op": "softmax", "inputs": ["x"], "outputs": ["y"], "attrs": {"dim": 2}})")),
+      "g.json: $.ops[0] softmax 'y': dim 2 is out of range for rank 2");
   EXPECT_EQ(graph_error(graph(x + "," + R"({"name": "w", "shape": [64, 32], "role": "weight"})" + "," + y,
                               R"({"op": "matmul", "inputs": ["w", "x"], "outputs": ["y"]})")),
             "g.json: $.ops[0] matmul 'y': matmul inner dimensions differ: (64, 32) @ (4, 64)");
-  EXPECT_EQ(graph_error(graph(x + R"(, {"name": "a"}, {"name": "b"},)" + y,
-                              R"({"op": "add", "inputs": ["x", "b"], "outputs": ["a"]}, {"op": "abs", "inputs": ["a"], "outputs": ["b"]},
+  EXPECT_EQ(
+      graph_error(graph(
+          x + R"(, {"name": "a"}, {"name": "b"},)" + y,
+          R"({"op": "add", "inputs": ["x", "b"], "outputs": ["a"]}, {"op": "abs", "inputs": ["a"], "outputs": ["b"]},
                                  {"op": "abs", "inputs": ["b"], "outputs": ["y"]})")),
-            "g.json: $.ops[0] add 'a': is part of a cycle: it depends on its own output");
-  EXPECT_EQ(graph_error(graph(x + R"(, {"name": "a"},)" + y, R"({"op": "abs", "inputs": ["a"], "outputs": ["y"]})")),
-            "g.json: $.ops[0] abs 'y': reads 'a', which no op produces and which is not a graph input, weight or constant");
+      "g.json: $.ops[0] add 'a': is part of a cycle: it depends on its own output");
+  EXPECT_EQ(
+      graph_error(graph(x + R"(, {"name": "a"},)" + y, R"({"op": "abs", "inputs": ["a"], "outputs": ["y"]})")),
+      "g.json: $.ops[0] abs 'y': reads 'a', which no op produces and which is not a graph input, weight or constant");
   EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["x"], "outputs": ["x"]})")),
             "g.json: $.ops[0] abs 'x': writes 'x', which is a graph input");
   EXPECT_EQ(graph_error(R"({"tensors": {}, "ops": []})"), "g.json: $.tensors: expected an array");
@@ -47,14 +55,18 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
 
 TEST(GraphFormat, MixedDtypesAndDeadInputsAreCompileErrors) {
   const Graph mixed = parse_graph(Json::parse(R"({"tensors": [
-      {"name": "a", "shape": [4, 64], "role": "input"}, {"name": "b", "shape": [4, 64], "dtype": "float32", "role": "input"},
+      {"name": "a", "shape": [4, 64], "role": "input"}, {"name": "b", "shape": [4, 64], "dtype": "float32",
+       "role": "input"},
       {"name": "y", "role": "output"}], "ops": [{"op": "add", "inputs": ["a", "b"], "outputs": ["y"]}]})"),
                                   "g.json");
-  EXPECT_EQ(test::error_of([&] { compile(mixed, {}); }), "g.json: $.ops[0] add 'y': mixes float16 and float32 operands; give every operand one dtype");
-  const Graph view_only = parse_graph(Json::parse(R"({"tensors": [{"name": "a", "shape": [4, 64], "role": "input"}, {"name": "y", "role": "output"}],
+  EXPECT_EQ(test::error_of([&] { compile(mixed, {}); }),
+            "g.json: $.ops[0] add 'y': mixes float16 and float32 operands; give every operand one dtype");
+  const Graph view_only = parse_graph(
+      Json::parse(R"({"tensors": [{"name": "a", "shape": [4, 64], "role": "input"}, {"name": "y", "role": "output"}],
       "ops": [{"op": "reshape", "inputs": ["a"], "outputs": ["y"], "attrs": {"shape": [256]}}]})"),
-                                      "g.json");
-  EXPECT_EQ(test::error_of([&] { compile(view_only, {}); }), "g.json: tensor 'y': is a graph output but only a view of input 'a'; the device computes nothing for it");
+      "g.json");
+  EXPECT_EQ(test::error_of([&] { compile(view_only, {}); }),
+            "g.json: tensor 'y': is a graph output but only a view of input 'a'; the device computes nothing for it");
 }
 
 std::vector<std::string> device_ops(const Graph& g) {
@@ -75,24 +87,32 @@ Graph workload(const std::string& name, std::vector<int64_t> shape, int64_t dim 
 }
 
 TEST(Decompose, CompositeOpsBecomeSdscOpsAsTorchSpyreLowersThem) {
-  EXPECT_EQ(device_ops(workload("softmax", {64, 256})), (std::vector<std::string>{"max", "sub", "exp", "sum", "realdiv"}));
+  EXPECT_EQ(device_ops(workload("softmax", {64, 256})),
+            (std::vector<std::string>{"max", "sub", "exp", "sum", "realdiv"}));
   // Softmax over rows reduces a non-stick dim.
-  EXPECT_EQ(device_ops(workload("softmax", {64, 256}, 0)), (std::vector<std::string>{"maxnonstick", "sub", "exp", "sumnonstick", "realdiv"}));
-  EXPECT_EQ(device_ops(workload("layernorm", {64, 256})), (std::vector<std::string>{"exx2", "layernormscale", "layernormnorm"}));
-  EXPECT_EQ(device_ops(workload("rmsnorm", {64, 256})), (std::vector<std::string>{"exx2_zeromean", "layernormscale", "layernormnorm"}));
+  EXPECT_EQ(device_ops(workload("softmax", {64, 256}, 0)),
+            (std::vector<std::string>{"maxnonstick", "sub", "exp", "sumnonstick", "realdiv"}));
+  EXPECT_EQ(device_ops(workload("layernorm", {64, 256})),
+            (std::vector<std::string>{"exx2", "layernormscale", "layernormnorm"}));
+  EXPECT_EQ(device_ops(workload("rmsnorm", {64, 256})),
+            (std::vector<std::string>{"exx2_zeromean", "layernormscale", "layernormnorm"}));
   EXPECT_EQ(device_ops(workload("linear", {64, 128, 256})), (std::vector<std::string>{"batchmatmul", "add"}));
-  EXPECT_EQ(device_ops(workload("mlp", {64, 128, 256})), (std::vector<std::string>{"batchmatmul", "batchmatmul", "silu", "mul", "batchmatmul"}));
+  EXPECT_EQ(device_ops(workload("mlp", {64, 128, 256})),
+            (std::vector<std::string>{"batchmatmul", "batchmatmul", "silu", "mul", "batchmatmul"}));
   // mean carries 1/N as a constant; clamp its bounds.
   const Graph mean = workload("mean", {64, 256});
   EXPECT_FLOAT_EQ(mean.ops[0].attrs["constants"]["scaling_factor"].get<float>(), 1.0f / 256);
 }
 
 TEST(Decompose, ScalarsBecomeSizeOneConstants) {
-  const Graph g = compile(parse_graph(Json::parse(R"({"tensors": [{"name": "x", "shape": [4, 64], "role": "input"}, {"name": "y", "role": "output"}],
+  const Graph g = compile(
+      parse_graph(
+          Json::parse(
+              R"({"tensors": [{"name": "x", "shape": [4, 64], "role": "input"}, {"name": "y", "role": "output"}],
       "ops": [{"op": "mul", "inputs": ["x"], "outputs": ["h"], "attrs": {"scalar": 0.5}},
               {"op": "add", "inputs": ["h"], "outputs": ["y"], "attrs": {"scalar": 0.5}}]})"),
-                                      "g.json"),
-                          {});
+          "g.json"),
+      {});
   const int c = g.find("const.0.5");
   ASSERT_GE(c, 0);
   EXPECT_EQ(g.tensors[static_cast<size_t>(c)].shape, (Shape{1}));
@@ -182,7 +202,8 @@ TEST(CompileJob, WritesNothingWhenCompilationFails) {
   job.params.shape = {4, 64};
   job.output_dir = dir.file("keep");
   EXPECT_EQ(test::error_of([&] { run_compile_job(job); }),
-            dir.file("keep") + ": exists and is not an earlier spyre-sim compile output (no program.json); refusing to replace it");
+            dir.file("keep") +
+                ": exists and is not an earlier spyre-sim compile output (no program.json); refusing to replace it");
   EXPECT_TRUE(std::filesystem::exists(dir.file("keep/notes.txt")));
 }
 

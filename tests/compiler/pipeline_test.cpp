@@ -70,11 +70,13 @@ TEST(PassTable, ListsThePipelineInTorchSpyresOrder) {
     names.emplace_back(p.name);
     EXPECT_NE(std::string(p.summary), "") << p.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"decompose", "deadcode_elimination", "propagate_layouts", "insert_restickify", "span_reduction",
-                                             "work_distribution", "lx_split_alignment", "clone_input_nodes", "scratchpad_planning",
-                                             "memory_planning"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"decompose", "deadcode_elimination", "propagate_layouts", "insert_restickify",
+                                      "span_reduction", "work_distribution", "lx_split_alignment", "clone_input_nodes",
+                                      "scratchpad_planning", "memory_planning"}));
   EXPECT_EQ(test::error_of([] { find_compiler_pass("layouts", "--stop-after"); }),
-            "--stop-after layouts: unknown pass (passes: decompose, deadcode_elimination, propagate_layouts, insert_restickify, span_reduction, "
+            "--stop-after layouts: unknown pass (passes: decompose, deadcode_elimination, propagate_layouts, "
+            "insert_restickify, span_reduction, "
             "work_distribution, lx_split_alignment, clone_input_nodes, scratchpad_planning, memory_planning)");
 }
 
@@ -105,8 +107,10 @@ TEST(PassTable, TheVerifierFindsBrokenGraphs) {
   EXPECT_EQ(verify_graph(g, o, "memory_planning"), std::vector<std::string>{});
   Graph split = g;
   split.ops[1].cores = 3;
-  EXPECT_EQ(verify_graph(split, o, "work_distribution").front(), "op #1 softmax 'y' runs on 3 cores but its splits make 4");
-  EXPECT_EQ(verify_graph(split, o, "propagate_layouts"), std::vector<std::string>{});  // splits are not decided yet there
+  EXPECT_EQ(verify_graph(split, o, "work_distribution").front(),
+            "op #1 softmax 'y' runs on 3 cores but its splits make 4");
+  EXPECT_EQ(verify_graph(split, o, "propagate_layouts"),
+            std::vector<std::string>{});  // splits are not decided yet there
   Graph order = g;
   std::swap(order.ops[0], order.ops[1]);
   EXPECT_EQ(verify_graph(order, o, "decompose").front(), "op #0 softmax 'y' reads 'y.max' before any op writes it");
@@ -120,7 +124,9 @@ TEST(PassTable, TheVerifierFindsBrokenGraphs) {
 
 TEST(PassTable, PrintAfterAndStopAfterShowTheGraphBetweenPasses) {
   test::TempDir dir;
-  const auto r = test::run_cli("compile --workload softmax --shape 64x256 --cores 4 --print-after decompose --stop-after work_distribution -o " + dir.file("out"));
+  const auto r = test::run_cli(
+      "compile --workload softmax --shape 64x256 --cores 4 --print-after decompose --stop-after work_distribution -o " +
+      dir.file("out"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("// after decompose\ngraph softmax: 6 tensors, 5 ops\n"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("// after work_distribution\n"), std::string::npos) << r.output;
@@ -128,10 +134,14 @@ TEST(PassTable, PrintAfterAndStopAfterShowTheGraphBetweenPasses) {
   EXPECT_NE(r.output.find("stopped after work_distribution; nothing written"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("out")));
   const auto skipped = test::run_cli("compile --workload softmax --shape 64x256 --stop-after clone_input_nodes");
-  EXPECT_NE(skipped.output.find("// after clone_input_nodes (skipped: runs with --lx-planning at --lx-stage 4)"), std::string::npos) << skipped.output;
+  EXPECT_NE(skipped.output.find("// after clone_input_nodes (skipped: runs with --lx-planning at --lx-stage 4)"),
+            std::string::npos)
+      << skipped.output;
   const auto bad = test::run_cli("compile --workload softmax --print-after layout -o " + dir.file("out"));
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.output.find("spyre-sim: error: --print-after layout: unknown pass (passes: decompose, "), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("spyre-sim: error: --print-after layout: unknown pass (passes: decompose, "),
+            std::string::npos)
+      << bad.output;
 }
 
 TEST(Pass, DecomposeTurnsModelOpsIntoDeviceOps) {
@@ -142,9 +152,11 @@ TEST(Pass, DecomposeTurnsModelOpsIntoDeviceOps) {
 }
 
 TEST(Pass, DeadcodeEliminationDropsUnreadResults) {
-  const Graph model = parse_graph(Json::parse(R"({"tensors": [{"name": "x", "shape": [4, 64], "role": "input"}, {"name": "y", "role": "output"}],
-      "ops": [{"op": "exp", "inputs": ["x"], "outputs": ["unused"]}, {"op": "abs", "inputs": ["x"], "outputs": ["y"]}]})"),
-                                  "g.json");
+  const Graph model = parse_graph(
+      Json::parse(R"({"tensors": [{"name": "x", "shape": [4, 64], "role": "input"}, {"name": "y", "role": "output"}],
+      "ops": [{"op": "exp", "inputs": ["x"], "outputs": ["unused"]}, {"op": "abs", "inputs": ["x"],
+       "outputs": ["y"]}]})"),
+      "g.json");
   Graph g = before("deadcode_elimination", model, cores(1));
   EXPECT_EQ(op_types(g), (std::vector<std::string>{"exp", "abs"}));
   run_pass("deadcode_elimination", g, cores(1));
@@ -169,7 +181,9 @@ TEST(Pass, PropagateLayoutsGivesEveryTensorALayoutAndNotesCopies) {
   // K comes out of a linear with its sticks along head_dim; K^T wants them along the keys.
   ASSERT_EQ(g.layout_copies.size(), 1u);
   const LayoutCopy& copy = g.layout_copies[0];
-  EXPECT_EQ(g.tensors[static_cast<size_t>(g.ops[static_cast<size_t>(copy.op)].inputs[static_cast<size_t>(copy.input)])].name, "attn.kT.grouped");
+  EXPECT_EQ(
+      g.tensors[static_cast<size_t>(g.ops[static_cast<size_t>(copy.op)].inputs[static_cast<size_t>(copy.input)])].name,
+      "attn.kT.grouped");
 }
 
 TEST(Pass, InsertRestickifyPlacesTheNotedCopies) {

@@ -25,8 +25,8 @@ Json rename(const Json& j, const std::map<std::string, std::string>& names) {
   return j;
 }
 
-void compare(const Json& want, const Json& got, const std::string& path, const std::set<std::string>& extra, const std::set<std::string>& ignored,
-             std::vector<std::string>& out) {
+void compare(const Json& want, const Json& got, const std::string& path, const std::set<std::string>& extra,
+             const std::set<std::string>& ignored, std::vector<std::string>& out) {
   if (want.is_object() && got.is_object()) {
     for (auto it = want.begin(); it != want.end(); ++it) {
       if (ignored.count(it.key())) continue;
@@ -37,7 +37,8 @@ void compare(const Json& want, const Json& got, const std::string& path, const s
       }
     }
     for (auto it = got.begin(); it != got.end(); ++it) {
-      if (!want.contains(it.key()) && !extra.count(it.key()) && !ignored.count(it.key())) out.push_back(path + "." + it.key() + ": unexpected field");
+      if (!want.contains(it.key()) && !extra.count(it.key()) && !ignored.count(it.key()))
+        out.push_back(path + "." + it.key() + ": unexpected field");
     }
     return;
   }
@@ -46,7 +47,8 @@ void compare(const Json& want, const Json& got, const std::string& path, const s
       out.push_back(path + ": " + std::to_string(got.size()) + " entries, expected " + std::to_string(want.size()));
       return;
     }
-    for (size_t i = 0; i < want.size(); ++i) compare(want[i], got[i], path + "[" + std::to_string(i) + "]", extra, ignored, out);
+    for (size_t i = 0; i < want.size(); ++i)
+      compare(want[i], got[i], path + "[" + std::to_string(i) + "]", extra, ignored, out);
     return;
   }
   // "{}" and {} are both SuperDSC's empty constantInfo_.
@@ -77,11 +79,15 @@ Json canonical_sdsc(const Json& sdsc) {
     if (!names.count(label)) names[label] = "L" + std::to_string(l++);
   }
   const auto underscore = top.find('_');
-  const std::string op = underscore != std::string::npos && std::isdigit(static_cast<unsigned char>(top[0])) ? top.substr(underscore + 1) : top;
+  const std::string op = underscore != std::string::npos && std::isdigit(static_cast<unsigned char>(top[0]))
+                             ? top.substr(underscore + 1)
+                             : top;
   return Json{{op, rename(body, names)}};
 }
 
-std::vector<std::string> sdsc_differences(const Json& expected, const Json& got, const std::set<std::string>& allowed_extra, const std::set<std::string>& ignored) {
+std::vector<std::string> sdsc_differences(const Json& expected, const Json& got,
+                                          const std::set<std::string>& allowed_extra,
+                                          const std::set<std::string>& ignored) {
   std::vector<std::string> out;
   compare(canonical_sdsc(expected), canonical_sdsc(got), "$", allowed_extra, ignored, out);
   return out;

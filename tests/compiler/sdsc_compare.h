@@ -19,7 +19,8 @@ Json canonical_sdsc(const Json& sdsc);
 // Every difference, as "path: reason": a field of `expected` missing from
 // `got` or with another value, or a field only in `got` whose key is not in
 // `allowed_extra`. Keys in `ignored` are not compared at all.
-std::vector<std::string> sdsc_differences(const Json& expected, const Json& got, const std::set<std::string>& allowed_extra,
+std::vector<std::string> sdsc_differences(const Json& expected, const Json& got,
+                                          const std::set<std::string>& allowed_extra,
                                           const std::set<std::string>& ignored = {});
 
 }  // namespace spyre::test

@@ -29,7 +29,8 @@ Splits splits_of(const Graph& g, const std::string& output, Splits* span = nullp
   return {};
 }
 
-Graph compiled(const std::string& workload, std::vector<int64_t> shape, int cores, int64_t dim = -1, DType dtype = DType::F16) {
+Graph compiled(const std::string& workload, std::vector<int64_t> shape, int cores, int64_t dim = -1,
+               DType dtype = DType::F16) {
   WorkloadParams p;
   p.shape = std::move(shape);
   p.dim = dim;
@@ -98,15 +99,19 @@ TEST(SpanReduction, ForcesTheMinimumSplitThenDistributes) {
   EXPECT_EQ(splits_of(g, "y", &span), (Splits{{"mb", 8}, {"out", 2}}));
   EXPECT_EQ(span, (Splits{{"out", 2}}));
   // With one core the split cannot happen.
-  EXPECT_EQ(test::error_of([] { compiled("abs", {8, int64_t{1} << 25}, 1); }),
-            "workload abs: abs 'y': keeping every tensor within the 256 MiB per-core span needs 2 cores, more than the 1 available (--cores)");
+  EXPECT_EQ(test::error_of([] {
+              compiled("abs", {8, int64_t{1} << 25}, 1);
+            }),
+            "workload abs: abs 'y': keeping every tensor within the 256 MiB per-core span needs 2 cores, more than the "
+            "1 available (--cores)");
 }
 
 TEST(SpanReduction, ErrorWhenNoWholeStickSplitFits) {
   // 2097169 sticks (a prime count) of one row: only 1 or 2097169 slices split
   // it into whole sticks.
   EXPECT_EQ(test::error_of([] { compiled("abs", {2097169 * 64}, 32); }),
-            "workload abs: abs 'y': keeping every tensor within the 256 MiB per-core span needs 2097169 cores, more than the 32 available (--cores)");
+            "workload abs: abs 'y': keeping every tensor within the 256 MiB per-core span needs 2097169 cores, more "
+            "than the 32 available (--cores)");
 }
 
 TEST(WorkDivision, OverridesPerOp) {
@@ -127,7 +132,8 @@ TEST(WorkDivision, OverridesPerOp) {
   EXPECT_EQ(error("y=out:3"), "--split y: dim 'out' has 16 whole sticks, which 3 slices do not divide");
   EXPECT_EQ(error("y=mb:64"), "--split y: uses 64 cores, more than the 32 available (--cores)");
   EXPECT_EQ(error("y=in:2"), "--split y: add has no dim 'in' (its dims: mb, out)");
-  EXPECT_EQ(error("z=mb:2"), "--split z: no device op writes a tensor named 'z' (the decisions table lists each op's output)");
+  EXPECT_EQ(error("z=mb:2"),
+            "--split z: no device op writes a tensor named 'z' (the decisions table lists each op's output)");
   EXPECT_EQ(error("y=mb"), "--split y=mb: 'mb' is not DIM:N");
   EXPECT_EQ(error("y=mb:0"), "--split y=mb:0: '0' is not a positive slice count");
   EXPECT_EQ(error("y=mb:2", 33), "--cores: must be 1 to 32 (SENCORES; the card's cores), got 33");

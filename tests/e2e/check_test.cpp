@@ -22,7 +22,7 @@ using test::TempDir;
 
 // Compiles softmax over dim 0 of 512x1024 into dir/name.
 std::string compile_softmax(const TempDir& dir, const std::string& name, const std::string& flags) {
-  const std::string out = dir.file(name);
+  std::string out = dir.file(name);
   const auto r = run_cli("compile --workload softmax --shape 512x1024 --dim 0 -o " + out + " --quiet " + flags);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return out;
@@ -70,7 +70,8 @@ void set_lx_address(Json& dsc, int lds, int64_t address) {
 
 TEST(Check, CompiledProgramsAreClean) {
   TempDir dir;
-  for (const char* flags : {"--cores 1", "--cores 4 --lx-planning", "--cores 32 --lx-planning --solver greedy", "--cores 1 --lx-planning --lx-stage 3"}) {
+  for (const char* flags : {"--cores 1", "--cores 4 --lx-planning", "--cores 32 --lx-planning --solver greedy",
+                            "--cores 1 --lx-planning --lx-stage 3"}) {
     const std::string p = compile_softmax(dir, "p", flags);
     const auto r = run_cli("check " + p);
     EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
@@ -140,10 +141,13 @@ TEST(Check, InconsistentWorkDivisionIsRejected) {
   const std::string p = compile_softmax(dir, "p", "--cores 4");
   EXPECT_TRUE(hazards_of(p).empty());
   // A slice covered twice is malformed: the reader rejects it with one line.
-  edit_sdsc(p + "/sdsc_1.json", [](Json& top, Json&) { top.at("coreIdToWkSlice_").at("1") = top.at("coreIdToWkSlice_").at("0"); });
+  edit_sdsc(p + "/sdsc_1.json",
+            [](Json& top, Json&) { top.at("coreIdToWkSlice_").at("1") = top.at("coreIdToWkSlice_").at("0"); });
   const auto twice = run_cli("check " + p);
   EXPECT_EQ(twice.exit_code, 1);
-  EXPECT_NE(twice.output.find("sdsc_1.json: $.1_sub.coreIdToWkSlice_: core 1 repeats another core's work slice"), std::string::npos) << twice.output;
+  EXPECT_NE(twice.output.find("sdsc_1.json: $.1_sub.coreIdToWkSlice_: core 1 repeats another core's work slice"),
+            std::string::npos)
+      << twice.output;
   const std::string q = compile_softmax(dir, "q", "--cores 4");
   edit_sdsc(q + "/sdsc_1.json", [](Json& top, Json&) { top.at("numCoresUsed_") = 3; });
   const auto wrong = run_cli("check " + q);
@@ -164,7 +168,9 @@ TEST(Check, CoreSlicesOfHalfAStick) {
   TempDir dir;
   for (const int out : {16, 32}) {
     Json doc = read_json_file(test::cli_bundle("add/sdsc_0.json"));
-    test::resplit(doc["0_add"], "add", {{"mb", 32 / out}, {"out", out}}, [&](int c) { return std::map<std::string, int>{{"mb", c / out}, {"out", c % out}}; });
+    test::resplit(doc["0_add"], "add", {{"mb", 32 / out}, {"out", out}}, [&](int c) {
+      return std::map<std::string, int>{{"mb", c / out}, {"out", c % out}};
+    });
     const std::string b = dir.file("add" + std::to_string(out));
     std::filesystem::create_directories(b);
     test::write_json(b + "/sdsc_0.json", doc);
@@ -173,7 +179,8 @@ TEST(Check, CoreSlicesOfHalfAStick) {
       EXPECT_TRUE(h.empty()) << format_hazard(h.front());  // one stick per core
     } else {
       ASSERT_TRUE(has(h, "work_division")) << ::testing::PrintToString(kinds(h));
-      EXPECT_NE(h.front().detail.find("not a whole number of 64-element sticks"), std::string::npos) << h.front().detail;
+      EXPECT_NE(h.front().detail.find("not a whole number of 64-element sticks"), std::string::npos)
+          << h.front().detail;
       EXPECT_EQ(h.front().cores.size(), 32u);
     }
   }
@@ -261,7 +268,10 @@ TEST(Check, VfReportsReadsAcrossBundleBoundaries) {
   TempDir dir;
   const std::string arch = " --set address.segments=2 --set address.program_segment=1";
   const std::string p = dir.file("p");
-  ASSERT_EQ(run_cli("compile --workload softmax --shape 64x256 --dim 0 --cores 1 --lx-planning -o " + p + " --quiet" + arch).exit_code, 0);
+  ASSERT_EQ(
+      run_cli("compile --workload softmax --shape 64x256 --dim 0 --cores 1 --lx-planning -o " + p + " --quiet" + arch)
+          .exit_code,
+      0);
   EXPECT_EQ(run_cli("check " + p + arch).exit_code, 0);
   const auto r = run_cli("check " + p + arch + " --vf");
   EXPECT_EQ(r.exit_code, 4);

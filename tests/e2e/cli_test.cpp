@@ -1,8 +1,8 @@
 // The spyre-sim binary: reports, traces, exit codes and one-line errors.
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -41,7 +41,8 @@ TEST(Cli, ReportHasTheDocumentedKeysAndIsDeterministic) {
   ASSERT_EQ(run_cli(args + dir.file("b.json")).exit_code, 0);
   EXPECT_EQ(read_file(dir.file("a.json")), read_file(dir.file("b.json")));
   const Json r = read_json_file(dir.file("a.json"));
-  for (const auto& key : {"latency_us", "cycles", "hbm", "lx", "kernels", "hazards", "engines", "host", "arch"}) EXPECT_TRUE(r.contains(key)) << key;
+  for (const auto& key : {"latency_us", "cycles", "hbm", "lx", "kernels", "hazards", "engines", "host", "arch"})
+    EXPECT_TRUE(r.contains(key)) << key;
   EXPECT_EQ(r["hbm"]["read_bytes"], 512 * 1024 * 2);
   EXPECT_EQ(r["hbm"]["write_bytes"], 512 * 1024 * 2);
   EXPECT_EQ(r["hbm"]["total_bytes"], 2 * 512 * 1024 * 2);
@@ -67,13 +68,15 @@ TEST(Cli, TraceEventsNeverOverlapOnOneThread) {
     if (e["ph"] == "M" && e["name"] == "process_name") named.insert(e["pid"].get<int>());
     if (e["ph"] != "X") continue;
     ++events;
-    threads[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+    threads[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(e["ts"].get<double>(),
+                                                                     e["ts"].get<double>() + e["dur"].get<double>());
   }
   EXPECT_GT(events, 8 * 3);  // 8 cores, at least load, compute, store
   for (auto& [key, spans] : threads) {
     EXPECT_TRUE(named.count(key.first));
     std::sort(spans.begin(), spans.end());
-    for (size_t i = 1; i < spans.size(); ++i) EXPECT_LE(spans[i - 1].second, spans[i].first + 1e-9) << key.first << "/" << key.second;
+    for (size_t i = 1; i < spans.size(); ++i)
+      EXPECT_LE(spans[i - 1].second, spans[i].first + 1e-9) << key.first << "/" << key.second;
   }
 }
 
@@ -95,7 +98,8 @@ TEST(Cli, ExpectPassesAndFailsWithTheWorstElement) {
 TEST(Cli, InputsAndOutputsAsNpy) {
   TempDir in, out;
   write_npy(in.file("arg0.npy"), {4, 64}, random_values(256, 11, -1, 1), "f2");
-  const auto r = run_cli("run " + bundle_path("seed-abs") + " --quiet --inputs " + in.path() + " --outputs " + out.path() + " --output-dtype fp16");
+  const auto r = run_cli("run " + bundle_path("seed-abs") + " --quiet --inputs " + in.path() + " --outputs " +
+                         out.path() + " --output-dtype fp16");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const NpyArray got = read_npy(out.file("arg0_512.npy"));
   EXPECT_EQ(got.dtype, "f2");
@@ -121,19 +125,25 @@ TEST(Cli, BadInputGetsOneLineAndExitStatusOne) {
   Json doc = read_json_file(bundle_path("seed-abs/sdsc_0.json"));
   doc["abs"]["dscs_"][0]["abs"]["computeOp_"][0]["opFuncName"] = "softermax";
   write_json(dir.file("sdsc_0.json"), doc);
-  expect_one_line_error("run " + dir.path(), "sdsc_0.json: $.abs.dscs_[0].abs.computeOp_[0].opFuncName: unknown opFuncName 'softermax'");
+  expect_one_line_error("run " + dir.path(),
+                        "sdsc_0.json: $.abs.dscs_[0].abs.computeOp_[0].opFuncName: unknown opFuncName 'softermax'");
   expect_one_line_error("run " + cli_bundle("add") + " --set cores=16", "uses core 16 but the card has 16 cores");
-  expect_one_line_error("run " + cli_bundle("add") + " --set lpddr5.speed=2", "--set: lpddr5.speed: unknown arch parameter");
-  expect_one_line_error("run " + cli_bundle("add") + " --outputs " + dir.path(), "need values: give --inputs DIR or --fill VALUE");
-  expect_one_line_error("run " + cli_bundle("add") + " --inputs " + dir.path(), "missing input file(s): arg0.npy (512, 1024), arg1.npy (512, 1024)");
+  expect_one_line_error("run " + cli_bundle("add") + " --set lpddr5.speed=2",
+                        "--set: lpddr5.speed: unknown arch parameter");
+  expect_one_line_error("run " + cli_bundle("add") + " --outputs " + dir.path(),
+                        "need values: give --inputs DIR or --fill VALUE");
+  expect_one_line_error("run " + cli_bundle("add") + " --inputs " + dir.path(),
+                        "missing input file(s): arg0.npy (512, 1024), arg1.npy (512, 1024)");
   write_npy(dir.file("arg0.npy"), {4, 32}, std::vector<float>(128, 1.0f), "f4");
-  expect_one_line_error("run " + bundle_path("seed-abs") + " --inputs " + dir.path(), "shape (4, 32) does not match arg0's shape (4, 64)");
+  expect_one_line_error("run " + bundle_path("seed-abs") + " --inputs " + dir.path(),
+                        "shape (4, 32) does not match arg0's shape (4, 64)");
 }
 
 TEST(Cli, ArchListsEveryParameterWithItsSource) {
   const auto r = run_cli("arch --set lpddr5.read_gbps=300");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.output.find("lpddr5.read_gbps = 300 GB/s  (command line --set lpddr5.read_gbps=300)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("lpddr5.read_gbps = 300 GB/s  (command line --set lpddr5.read_gbps=300)"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("lx.size_bytes = 2097152 bytes per core  (seed 000"), std::string::npos) << r.output;
   EXPECT_EQ(count_lines(r.output), 52);
   // One line per row of the parameter table, with the table's source.
@@ -151,7 +161,9 @@ TEST(Cli, ArchPrintsTheRepositoryArchFileAndItsSchema) {
   EXPECT_EQ(read_json_file(source_path("models/arch/spyre.json")), Json::parse(json.output));
   const auto schema = run_cli("arch --schema");
   EXPECT_EQ(schema.exit_code, 0);
-  EXPECT_EQ(Json::parse(schema.output)["properties"]["lpddr5"]["properties"]["read_gbps"]["properties"]["value"]["type"], "number");
+  EXPECT_EQ(
+      Json::parse(schema.output)["properties"]["lpddr5"]["properties"]["read_gbps"]["properties"]["value"]["type"],
+      "number");
   EXPECT_EQ(Json::parse(schema.output)["properties"]["cores"]["properties"]["value"]["maximum"], 1024);
 }
 
@@ -170,14 +182,16 @@ TEST(Cli, ArchOverridesChangeTheTiming) {
 
 TEST(Cli, CompileThenRunChecksAgainstTheReference) {
   TempDir dir;
-  const auto c = run_cli("compile " + source_path("models/workloads/softmax.json") + " -o " + dir.file("out") + " --cores 4 --emit-io " + dir.file("io"));
+  const auto c = run_cli("compile " + source_path("models/workloads/softmax.json") + " -o " + dir.file("out") +
+                         " --cores 4 --emit-io " + dir.file("io"));
   ASSERT_EQ(c.exit_code, 0) << c.output;
   // The decisions: one line per SDSC with its split, and where tensors live.
   EXPECT_NE(c.output.find("5 SDSCs in 1 bundle, up to 4 cores"), std::string::npos) << c.output;
   EXPECT_NE(c.output.find("sdsc_0.json  max"), std::string::npos) << c.output;
   EXPECT_NE(c.output.find("mb=4"), std::string::npos);
   EXPECT_NE(c.output.find("x       input         (512, 1024)  float16  [16, 512, 64]"), std::string::npos) << c.output;
-  const auto r = run_cli("run " + dir.file("out") + " --inputs " + dir.file("io/inputs") + " --expect " + dir.file("io/reference"));
+  const auto r = run_cli("run " + dir.file("out") + " --inputs " + dir.file("io/inputs") + " --expect " +
+                         dir.file("io/reference"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("expect ok    y"), std::string::npos) << r.output;
   // Recompiling over an earlier output replaces it.
@@ -192,12 +206,19 @@ TEST(Cli, CompileErrorsAreOneLine) {
     EXPECT_EQ(count_lines(r.output), 1) << r.output;
     return r.output;
   };
-  EXPECT_EQ(error("-o " + dir.file("o")), "spyre-sim: error: compile: give a model graph file or --workload NAME (one of them)\n");
-  EXPECT_EQ(error("--workload nope -o " + dir.file("o")), "spyre-sim: error: --workload nope: unknown workload (spyre-sim compile --list-workloads lists them)\n");
-  EXPECT_EQ(error("--workload abs --shape 4xx64 -o " + dir.file("o")), "spyre-sim: error: --shape 4xx64: expected sizes joined by 'x', e.g. 512x1024\n");
-  EXPECT_EQ(error("--workload matmul --shape 4x64 -o " + dir.file("o")), "spyre-sim: error: --shape: matmul takes 3 dims, got 2\n");
-  EXPECT_EQ(error("--workload abs --dtype int8 -o " + dir.file("o")), "spyre-sim: error: --dtype: unsupported dtype 'int8' (the device has fp16, bf16, fp32)\n");
-  EXPECT_EQ(error(dir.file("missing.json") + " -o " + dir.file("o")).find("spyre-sim: error: " + dir.file("missing.json")), 0u);
+  EXPECT_EQ(error("-o " + dir.file("o")),
+            "spyre-sim: error: compile: give a model graph file or --workload NAME (one of them)\n");
+  EXPECT_EQ(error("--workload nope -o " + dir.file("o")),
+            "spyre-sim: error: --workload nope: unknown workload (spyre-sim compile --list-workloads lists them)\n");
+  EXPECT_EQ(error("--workload abs --shape 4xx64 -o " + dir.file("o")),
+            "spyre-sim: error: --shape 4xx64: expected sizes joined by 'x', e.g. 512x1024\n");
+  EXPECT_EQ(error("--workload matmul --shape 4x64 -o " + dir.file("o")),
+            "spyre-sim: error: --shape: matmul takes 3 dims, got 2\n");
+  EXPECT_EQ(error("--workload abs --dtype int8 -o " + dir.file("o")),
+            "spyre-sim: error: --dtype: unsupported dtype 'int8' (the device has fp16, bf16, fp32)\n");
+  EXPECT_EQ(
+      error(dir.file("missing.json") + " -o " + dir.file("o")).find("spyre-sim: error: " + dir.file("missing.json")),
+      0u);
   EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
 }
 

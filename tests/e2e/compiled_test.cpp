@@ -18,7 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using compiler::CompileJob;
-using compiler::WorkloadParams;
 
 struct Case {
   std::string workload;
@@ -30,8 +29,9 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (const char* op : {"abs", "neg", "relu", "relu6", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "gelu", "silu", "mish",
-                         "softplus", "clamp", "clone", "add", "sub", "mul", "div", "maximum", "minimum"}) {
+  for (const char* op :
+       {"abs",  "neg",  "relu",     "relu6", "exp",   "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh",   "gelu",
+        "silu", "mish", "softplus", "clamp", "clone", "add", "sub",  "mul",   "div",        "maximum", "minimum"}) {
     out.push_back({op, {64, 256}});
   }
   for (const char* op : {"sum", "mean", "amax", "amin", "softmax"}) {
@@ -94,8 +94,9 @@ Checked compile_and_check(CompileJob job, const test::TempDir& dir) {
   c.run = sim::run_bundle(run);
   EXPECT_FALSE(c.run.report.comparisons.empty());
   for (const auto& cmp : c.run.report.comparisons) {
-    EXPECT_TRUE(cmp.passed) << job.graph_path << job.workload << " " << cmp.name << ": " << cmp.mismatches << " of " << cmp.elements << " off; worst at "
-                            << cmp.worst_coords << " got " << cmp.got << " expected " << cmp.expected;
+    EXPECT_TRUE(cmp.passed) << job.graph_path << job.workload << " " << cmp.name << ": " << cmp.mismatches << " of "
+                            << cmp.elements << " off; worst at " << cmp.worst_coords << " got " << cmp.got
+                            << " expected " << cmp.expected;
   }
   EXPECT_TRUE(c.run.report.hazards.empty()) << c.run.report.hazards.front().detail;
   return c;
@@ -112,7 +113,8 @@ TEST_P(CompiledWorkload, MatchesTheHostReference) {
   CompileJob job = workload_job(c, cores);
   job.options.lx.enabled = lx;
   const Checked checked = compile_and_check(job, dir);
-  EXPECT_EQ(compiler::predicted_hbm_bytes(checked.compiled.device), checked.run.report.hbm_read_bytes + checked.run.report.hbm_write_bytes);
+  EXPECT_EQ(compiler::predicted_hbm_bytes(checked.compiled.device),
+            checked.run.report.hbm_read_bytes + checked.run.report.hbm_write_bytes);
   // Every SDSC ran, on at most the cores work division gave it.
   size_t sdscs = 0;
   for (const auto& b : checked.compiled.device.bundles) sdscs += b.ops.size();
@@ -122,10 +124,14 @@ TEST_P(CompiledWorkload, MatchesTheHostReference) {
 
 std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, int, bool>>& info) {
   const Case& c = std::get<0>(info.param);
-  return (c.label.empty() ? c.workload : c.label) + "_" + std::to_string(std::get<1>(info.param)) + "cores" + (std::get<2>(info.param) ? "_lx" : "");
+  return (c.label.empty() ? c.workload : c.label) + "_" + std::to_string(std::get<1>(info.param)) + "cores" +
+         (std::get<2>(info.param) ? "_lx" : "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Workloads, CompiledWorkload, ::testing::Combine(::testing::ValuesIn(cases()), ::testing::Values(1, 4, 32), ::testing::Bool()), case_name);
+INSTANTIATE_TEST_SUITE_P(Workloads, CompiledWorkload,
+                         ::testing::Combine(::testing::ValuesIn(cases()), ::testing::Values(1, 4, 32),
+                                            ::testing::Bool()),
+                         case_name);
 
 // `check` is clean on everything the compiler emits: every workload, every
 // LX solver, 1, 4 and 32 cores (timing mode: hazards need no values).
@@ -143,13 +149,14 @@ TEST_P(CheckedWithSolver, EveryWorkloadIsHazardFree) {
       sim::RunOptions run;
       run.bundle = job.output_dir;
       const auto report = sim::run_bundle(run).report;
-      EXPECT_TRUE(report.hazards.empty()) << (c.label.empty() ? c.workload : c.label) << " on " << cores << " cores: "
-                                          << format_hazard(report.hazards.front());
+      EXPECT_TRUE(report.hazards.empty()) << (c.label.empty() ? c.workload : c.label) << " on " << cores
+                                          << " cores: " << format_hazard(report.hazards.front());
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Solvers, CheckedWithSolver, ::testing::Values("greedy", "firstfit", "bestfit", "exact", "best"));
+INSTANTIATE_TEST_SUITE_P(Solvers, CheckedWithSolver,
+                         ::testing::Values("greedy", "firstfit", "bestfit", "exact", "best"));
 
 TEST(CompiledProgram, ExampleGraphsMatchTheirReference) {
   int graphs = 0;
@@ -203,7 +210,8 @@ TEST(CompiledProgram, ManifestNamesHostTensorsAndShapes) {
   EXPECT_EQ(read_npy(dir.file("io/reference/y.npy")).shape, (std::vector<int64_t>{64}));
   // Inputs are bound by tensor name.
   fs::remove(dir.file("io/inputs/x.npy"));
-  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }), dir.file("io/inputs") + ": missing input file(s): x.npy (64, 256)");
+  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }),
+            dir.file("io/inputs") + ": missing input file(s): x.npy (64, 256)");
 }
 
 TEST(CompiledProgram, ManifestErrorsNameTheField) {
@@ -217,17 +225,20 @@ TEST(CompiledProgram, ManifestErrorsNameTheField) {
   run.bundle = job.output_dir;
   run.arch_overrides = {"address.segment_bytes=1073741824"};
   EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }),
-            dir.file("abs/program.json") + ": $.segment_bytes: 17179869184 differs from the arch's address.segment_bytes 1073741824");
+            dir.file("abs/program.json") +
+                ": $.segment_bytes: 17179869184 differs from the arch's address.segment_bytes 1073741824");
   Json manifest = read_json_file(dir.file("abs/program.json"));
   manifest["bundles"][0]["arguments"][1] = "nowhere";
   test::write_json(dir.file("abs/program.json"), manifest);
   run.arch_overrides.clear();
-  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }), dir.file("abs/program.json") + ": $.bundles[0].arguments[1]: no buffer named 'nowhere'");
+  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }),
+            dir.file("abs/program.json") + ": $.bundles[0].arguments[1]: no buffer named 'nowhere'");
   manifest["bundles"][0]["arguments"].erase(1);
   test::write_json(dir.file("abs/program.json"), manifest);
   EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }),
-            dir.file("abs/sdsc_0.json") + ": $.0_abs.dscs_[0].abs.scheduleTree_[1]: uses argument segment 1, to which " + dir.file("abs/program.json") +
-                " binds no buffer in this bundle");
+            dir.file("abs/sdsc_0.json") +
+                ": $.0_abs.dscs_[0].abs.scheduleTree_[1]: uses argument segment 1, to which " +
+                dir.file("abs/program.json") + " binds no buffer in this bundle");
 }
 
 }  // namespace

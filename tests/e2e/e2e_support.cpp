@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "runtime/npy.h"
 #include "runtime/arch_config.h"
+#include "runtime/npy.h"
 
 namespace spyre::test {
 
@@ -12,17 +12,20 @@ Program load_bundle(const std::string& bundle) { return load_program(bundle, loa
 Arrays random_inputs(const Program& program, float lo, float hi, uint32_t seed, const Arrays& given) {
   Arrays inputs = given;
   for (const auto& t : program.host_tensors) {
-    if (t.is_input && !inputs.count(t.name)) inputs[t.name] = random_values(static_cast<size_t>(t.element_count()), seed++, lo, hi);
+    if (t.is_input && !inputs.count(t.name))
+      inputs[t.name] = random_values(static_cast<size_t>(t.element_count()), seed++, lo, hi);
   }
   return inputs;
 }
 
-sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs, std::vector<std::string> arch_overrides) {
+sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs,
+                               std::vector<std::string> arch_overrides) {
   TempDir dir;
   const Program program = load_bundle(bundle);
   for (const auto& [name, values] : inputs) {
     const HostTensor* t = program.find_host_tensor(name);
-    write_npy(dir.file(name + ".npy"), t ? t->shape : std::vector<int64_t>{static_cast<int64_t>(values.size())}, values, "f4");
+    write_npy(dir.file(name + ".npy"), t ? t->shape : std::vector<int64_t>{static_cast<int64_t>(values.size())}, values,
+              "f4");
   }
   sim::RunOptions options;
   options.bundle = bundle;
@@ -33,7 +36,8 @@ sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs, 
 
 double worst_excess(const std::vector<float>& got, const std::vector<double>& want, double rtol) {
   double worst = -INFINITY;
-  for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]) - rtol * std::fabs(want[i]));
+  for (size_t i = 0; i < got.size(); ++i)
+    worst = std::max(worst, std::fabs(got[i] - want[i]) - rtol * std::fabs(want[i]));
   return worst;
 }
 
@@ -51,7 +55,8 @@ void resplit(Json& top, const std::string& dsc_key, const std::map<std::string, 
   }
   int symbol = 1;
   for (auto& node : dsc["scheduleTree_"]) {
-    for (int c = 0; c < cores; ++c) node["startAddressCoreCorelet_"]["data_"]["[" + std::to_string(c) + ", 0, 0]"] = std::to_string(-symbol++);
+    for (int c = 0; c < cores; ++c)
+      node["startAddressCoreCorelet_"]["data_"]["[" + std::to_string(c) + ", 0, 0]"] = std::to_string(-symbol++);
   }
 }
 

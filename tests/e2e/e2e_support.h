@@ -22,7 +22,8 @@ Program load_bundle(const std::string& bundle);
 Arrays random_inputs(const Program& program, float lo, float hi, uint32_t seed, const Arrays& given = {});
 
 // Runs the bundle functionally on these inputs; returns every output.
-sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs, std::vector<std::string> arch_overrides = {});
+sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs,
+                               std::vector<std::string> arch_overrides = {});
 
 // Rewrites a torch-spyre dump's work division (the SDSC's top-level object and
 // its dsc key), giving every core its own symbols so the binder derives each

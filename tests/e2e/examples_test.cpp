@@ -59,10 +59,14 @@ struct OnesCase {
 // INDEX.md: "output expected with all-ones inputs".
 TEST(Examples, AllOnesInputsGiveIndexValues) {
   const std::vector<OnesCase> cases = {
-      {"add", "arg2", 2},      {"sub", "arg2", 0},         {"mul", "arg2", 1},          {"div", "arg2", 1},
-      {"relu", "arg1", 1},     {"exp", "arg1", M_E},       {"sigmoid", "arg1", 0.7311}, {"gelu", "arg1", 0.8413},
-      {"fma", "arg3", 2},      {"swiglu", "arg2", 0.7311}, {"add_fp32", "arg2", 2},     {"mul_bf16", "arg2", 1},
-      {"add_3d", "arg2", 2},   {"softmax", "arg1", 1.0 / 1024}, {"mean_keepdim", "arg1", 1}, {"mm", "arg2", 1024},
+      {"add", "arg2", 2},          {"sub", "arg2", 0},
+      {"mul", "arg2", 1},          {"div", "arg2", 1},
+      {"relu", "arg1", 1},         {"exp", "arg1", M_E},
+      {"sigmoid", "arg1", 0.7311}, {"gelu", "arg1", 0.8413},
+      {"fma", "arg3", 2},          {"swiglu", "arg2", 0.7311},
+      {"add_fp32", "arg2", 2},     {"mul_bf16", "arg2", 1},
+      {"add_3d", "arg2", 2},       {"softmax", "arg1", 1.0 / 1024},
+      {"mean_keepdim", "arg1", 1}, {"mm", "arg2", 1024},
       {"bmm", "arg2", 256},
   };
   for (const auto& c : cases) {
@@ -111,7 +115,8 @@ struct RandomCase {
   std::string output;
 };
 
-std::vector<double> elementwise(const Arrays& in, const std::vector<std::string>& names, const std::function<double(const double*)>& f) {
+std::vector<double> elementwise(const Arrays& in, const std::vector<std::string>& names,
+                                const std::function<double(const double*)>& f) {
   const size_t n = in.at(names[0]).size();
   std::vector<double> out(n);
   double args[3];
@@ -128,7 +133,8 @@ std::vector<double> matmul(const std::vector<float>& a, const std::vector<float>
     for (int i = 0; i < m; ++i) {
       for (int p = 0; p < k; ++p) {
         const double av = a[(static_cast<size_t>(x) * m + i) * k + p];
-        for (int j = 0; j < n; ++j) c[(static_cast<size_t>(x) * m + i) * n + j] += av * b[(static_cast<size_t>(x) * k + p) * n + j];
+        for (int j = 0; j < n; ++j)
+          c[(static_cast<size_t>(x) * m + i) * n + j] += av * b[(static_cast<size_t>(x) * k + p) * n + j];
       }
     }
   }
@@ -139,23 +145,66 @@ double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 TEST(Examples, RandomInputsMatchAnIndependentReference) {
   const std::vector<RandomCase> cases = {
-      {"add", -2, 2, 4e-3, 4e-3, [](const Arrays& in) { return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] + v[1]; }); }, "arg2"},
-      {"sub", -2, 2, 4e-3, 4e-3, [](const Arrays& in) { return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] - v[1]; }); }, "arg2"},
-      {"mul", -2, 2, 4e-3, 1e-3, [](const Arrays& in) { return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] * v[1]; }); }, "arg2"},
-      {"div", 0.5, 2, 4e-3, 1e-3, [](const Arrays& in) { return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] / v[1]; }); }, "arg2"},
-      {"relu", -2, 2, 4e-3, 1e-3, [](const Arrays& in) { return elementwise(in, {"arg0"}, [](const double* v) { return std::max(v[0], 0.0); }); }, "arg1"},
-      {"exp", -3, 3, 4e-3, 1e-3, [](const Arrays& in) { return elementwise(in, {"arg0"}, [](const double* v) { return std::exp(v[0]); }); }, "arg1"},
-      {"sigmoid", -4, 4, 4e-3, 1e-3, [](const Arrays& in) { return elementwise(in, {"arg0"}, [](const double* v) { return sigmoid(v[0]); }); }, "arg1"},
+      {"add", -2, 2, 4e-3, 4e-3,
+       [](const Arrays& in) {
+         return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] + v[1]; });
+       },
+       "arg2"},
+      {"sub", -2, 2, 4e-3, 4e-3,
+       [](const Arrays& in) {
+         return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] - v[1]; });
+       },
+       "arg2"},
+      {"mul", -2, 2, 4e-3, 1e-3,
+       [](const Arrays& in) {
+         return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] * v[1]; });
+       },
+       "arg2"},
+      {"div", 0.5, 2, 4e-3, 1e-3,
+       [](const Arrays& in) {
+         return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] / v[1]; });
+       },
+       "arg2"},
+      {"relu", -2, 2, 4e-3, 1e-3,
+       [](const Arrays& in) { return elementwise(in, {"arg0"}, [](const double* v) { return std::max(v[0], 0.0); }); },
+       "arg1"},
+      {"exp", -3, 3, 4e-3, 1e-3,
+       [](const Arrays& in) { return elementwise(in, {"arg0"}, [](const double* v) { return std::exp(v[0]); }); },
+       "arg1"},
+      {"sigmoid", -4, 4, 4e-3, 1e-3,
+       [](const Arrays& in) { return elementwise(in, {"arg0"}, [](const double* v) { return sigmoid(v[0]); }); },
+       "arg1"},
       {"gelu", -3, 3, 4e-3, 1e-3,
-       [](const Arrays& in) { return elementwise(in, {"arg0"}, [](const double* v) { return 0.5 * v[0] * (1 + std::erf(v[0] / std::sqrt(2.0))); }); }, "arg1"},
+       [](const Arrays& in) {
+         return elementwise(in, {"arg0"},
+                            [](const double* v) { return 0.5 * v[0] * (1 + std::erf(v[0] / std::sqrt(2.0))); });
+       },
+       "arg1"},
       {"fma", -2, 2, 8e-3, 1e-2,
-       [](const Arrays& in) { return elementwise(in, {"arg0", "arg1", "arg2"}, [](const double* v) { return v[0] * v[1] + v[2]; }); }, "arg3"},
+       [](const Arrays& in) {
+         return elementwise(in, {"arg0", "arg1", "arg2"}, [](const double* v) { return v[0] * v[1] + v[2]; });
+       },
+       "arg3"},
       {"swiglu", -3, 3, 8e-3, 2e-3,
-       [](const Arrays& in) { return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] * sigmoid(v[0]) * v[1]; }); }, "arg2"},
+       [](const Arrays& in) {
+         return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] * sigmoid(v[0]) * v[1]; });
+       },
+       "arg2"},
       {"add_fp32", -2, 2, 1e-6, 1e-6,
-       [](const Arrays& in) { return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return double(float(v[0]) + float(v[1])); }); }, "arg2"},
-      {"mul_bf16", -2, 2, 4e-3, 1e-3, [](const Arrays& in) { return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] * v[1]; }); }, "arg2"},
-      {"add_3d", -2, 2, 4e-3, 4e-3, [](const Arrays& in) { return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] + v[1]; }); }, "arg2"},
+       [](const Arrays& in) {
+         return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return double(float(v[0]) + float(v[1])); });
+       },
+       "arg2"},
+      {"mul_bf16", -2, 2, 4e-3, 1e-3,
+       [](const Arrays& in) {
+         return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] * v[1]; });
+       },
+       "arg2"},
+      {"add_3d", -2, 2, 4e-3, 4e-3,
+       [](const Arrays& in) {
+         return elementwise(in, {"arg0", "arg1"}, [](const double* v) { return v[0] + v[1]; });
+       },
+       "arg2"},
       {"softmax", -4, 4, 1e-2, 1e-5,
        [](const Arrays& in) {
          const auto& x = in.at("arg0");
@@ -180,8 +229,10 @@ TEST(Examples, RandomInputsMatchAnIndependentReference) {
          return out;
        },
        "arg1"},
-      {"mm", -1, 1, 1e-2, 0.05, [](const Arrays& in) { return matmul(in.at("arg0"), in.at("arg1"), 1, 512, 1024, 256); }, "arg2"},
-      {"bmm", -1, 1, 1e-2, 0.03, [](const Arrays& in) { return matmul(in.at("arg0"), in.at("arg1"), 8, 128, 256, 128); }, "arg2"},
+      {"mm", -1, 1, 1e-2, 0.05,
+       [](const Arrays& in) { return matmul(in.at("arg0"), in.at("arg1"), 1, 512, 1024, 256); }, "arg2"},
+      {"bmm", -1, 1, 1e-2, 0.03,
+       [](const Arrays& in) { return matmul(in.at("arg0"), in.at("arg1"), 8, 128, 256, 128); }, "arg2"},
   };
   uint32_t seed = 1;
   for (const auto& c : cases) {

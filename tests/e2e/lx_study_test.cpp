@@ -32,7 +32,8 @@ TEST(SoftmaxStudy, BytesEqualTheSeedsFormulasForSeveralShapes) {
     const std::vector<int64_t> want = {2 * (8 * mn + 4 * n), 2 * 8 * mn, 2 * 3 * mn, 2 * 2 * mn, 2 * 2 * mn};
     for (size_t r = 0; r < 5; ++r) {
       EXPECT_EQ(s.rows[r].formula_bytes, want[r]) << m << "x" << n << " row " << r;
-      EXPECT_EQ(s.rows[r].hbm_bytes, want[r]) << m << "x" << n << " row " << r << " (" << s.rows[r].stage << ", " << s.rows[r].cores << " cores)";
+      EXPECT_EQ(s.rows[r].hbm_bytes, want[r])
+          << m << "x" << n << " row " << r << " (" << s.rows[r].stage << ", " << s.rows[r].cores << " cores)";
     }
   }
 }
@@ -62,7 +63,8 @@ TEST(SoftmaxStudy, RowsAreTheSeedsVariantsWithItsMeasurements) {
     EXPECT_DOUBLE_EQ(*s.rows[r].measured_us, measured[r]);
     EXPECT_GT(s.rows[r].latency_us, 0);
   }
-  for (size_t r = 1; r < 4; ++r) EXPECT_LT(s.rows[r].hbm_bytes, s.rows[r - 1].hbm_bytes);  // each stage moves fewer bytes
+  for (size_t r = 1; r < 4; ++r)
+    EXPECT_LT(s.rows[r].hbm_bytes, s.rows[r - 1].hbm_bytes);  // each stage moves fewer bytes
   EXPECT_EQ(s.report.at("rows").size(), 5u);
   EXPECT_FALSE(study(256, 512).rows[0].measured_us.has_value());  // measured only for the seed's shape
 }
@@ -75,7 +77,8 @@ TEST(SoftmaxStudy, LargeShapeFitsOnlyAcrossFourCores) {
   EXPECT_GT(s.rows[3].hbm_bytes, s.rows[3].formula_bytes);
   EXPECT_EQ(s.rows[4].lx_buffers, s.rows[4].lx_candidates);
   EXPECT_EQ(s.rows[4].hbm_bytes, s.rows[4].formula_bytes);
-  EXPECT_EQ(s.rows[4].lx_peak_bytes, 1048576 + 1024);  // a core's 256-column slice of x.lx/sub/exp plus one 1 x 256 vector (padded rows)
+  EXPECT_EQ(s.rows[4].lx_peak_bytes,
+            1048576 + 1024);  // a core's 256-column slice of x.lx/sub/exp plus one 1 x 256 vector (padded rows)
 }
 
 TEST(SoftmaxStudy, BadShapesAndCoresAreRejected) {
@@ -88,8 +91,9 @@ TEST(SoftmaxStudy, BadShapesAndCoresAreRejected) {
 
 TEST(LxPlanning, PlacedTensorsAreLxAllocationsAtOneAddressOnEveryCore) {
   TempDir dir;
-  const auto r = run_cli("compile --workload softmax --shape 512x1024 --dim 0 --cores 4 --lx-planning --solver bestfit -o " + dir.file("p") +
-                         " --decisions " + dir.file("d.json"));
+  const auto r =
+      run_cli("compile --workload softmax --shape 512x1024 --dim 0 --cores 4 --lx-planning --solver bestfit -o " +
+              dir.file("p") + " --decisions " + dir.file("d.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("LX planning: stage 4, solver bestfit, 5 of 5"), std::string::npos) << r.output;
   const Json d = read_json_file(dir.file("d.json"));
@@ -103,11 +107,13 @@ TEST(LxPlanning, PlacedTensorsAreLxAllocationsAtOneAddressOnEveryCore) {
     if (node.at("component_") != "lx") continue;
     ++lx;
     std::set<std::string> addresses;
-    for (const auto& [core, address] : node.at("startAddressCoreCorelet_").at("data_").items()) addresses.insert(address.get<std::string>());
+    for (const auto& [core, address] : node.at("startAddressCoreCorelet_").at("data_").items())
+      addresses.insert(address.get<std::string>());
     EXPECT_EQ(addresses.size(), 1u);
   }
   EXPECT_EQ(lx, 2);
-  const auto bad = run_cli("compile --workload softmax --shape 64x64 -o " + dir.file("q") + " --lx-planning --lx-stage 5");
+  const auto bad =
+      run_cli("compile --workload softmax --shape 64x64 -o " + dir.file("q") + " --lx-planning --lx-stage 5");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.output.find("--lx-stage"), std::string::npos);
 }
@@ -117,7 +123,10 @@ TEST(LxPlanning, PlacedTensorsAreLxAllocationsAtOneAddressOnEveryCore) {
 TEST(LxPlanning, VfWipesLxAtBundleBoundariesAndReportsTheReads) {
   TempDir dir;
   const std::string arch = " --set address.segments=2 --set address.program_segment=1";
-  ASSERT_EQ(run_cli("compile --workload softmax --shape 64x256 --dim 0 --cores 1 --lx-planning -o " + dir.file("p") + " --emit-io " + dir.file("io") + arch).exit_code, 0);
+  ASSERT_EQ(run_cli("compile --workload softmax --shape 64x256 --dim 0 --cores 1 --lx-planning -o " + dir.file("p") +
+                    " --emit-io " + dir.file("io") + arch)
+                .exit_code,
+            0);
   sim::RunOptions run;
   run.bundle = dir.file("p");
   run.inputs_dir = dir.file("io/inputs");

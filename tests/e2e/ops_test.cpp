@@ -4,6 +4,7 @@
 // norm as torch-spyre lowers it (exx2 -> layernormscale -> layernormnorm).
 
 #include <cmath>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -16,9 +17,13 @@ namespace {
 constexpr int kRows = 64, kCols = 128;
 
 // A (64, 128) fp16 tensor split by rows over 2 cores, in HBM.
-TensorSpec matrix(std::vector<int> scale = {1, 1}) { return TensorSpec{"OUTPUT", {"r", "c"}, "c", scale, "hbm", {}, {}, 0}; }
+TensorSpec matrix(std::vector<int> scale = {1, 1}) {
+  return TensorSpec{"OUTPUT", {"r", "c"}, "c", std::move(scale), "hbm", {}, {}, 0};
+}
 
-SdscSpec pointwise(const std::string& op, int inputs, const std::vector<std::map<std::string, int>>& split = {{{"r", 0}, {"c", 0}}, {{"r", 1}, {"c", 0}}}) {
+SdscSpec pointwise(const std::string& op, int inputs,
+                   const std::vector<std::map<std::string, int>>& split = {{{"r", 0}, {"c", 0}},
+                                                                           {{"r", 1}, {"c", 0}}}) {
   SdscSpec s{"0_" + op, op, "sfp", {{"r", kRows}, {"c", kCols}}, {{"r", 2}}, split, {}, {}, {}, {}};
   for (int i = 0; i <= inputs; ++i) s.tensors.push_back(matrix());
   for (int i = 0; i < inputs; ++i) s.inputs.push_back(i);
@@ -28,7 +33,8 @@ SdscSpec pointwise(const std::string& op, int inputs, const std::vector<std::map
 
 sim::RunOutcome run_specs(const std::vector<SdscSpec>& specs, const Arrays& inputs) {
   TempDir dir;
-  for (size_t i = 0; i < specs.size(); ++i) write_json(dir.file("sdsc_" + std::to_string(i) + ".json"), build_sdsc(specs[i]));
+  for (size_t i = 0; i < specs.size(); ++i)
+    write_json(dir.file("sdsc_" + std::to_string(i) + ".json"), build_sdsc(specs[i]));
   return run_functional(dir.path(), inputs);
 }
 
@@ -59,7 +65,11 @@ TEST(Ops, UnaryOpsMatchTheirDefinitions) {
       {"silu", -4, 4, [](double x) { return x * sigmoid(x); }, {}},
       {"mish", -3, 3, [](double x) { return x * std::tanh(softplus(x)); }, {}},
       {"softplus", -4, 4, softplus, {{"softplusBeta", 1.0f}, {"softplusThresh", 20.0f}}},
-      {"clip", -2, 2, [](double x) { return std::min(std::max(x, -0.5), 0.75); }, {{"clipMin", -0.5f}, {"clipMax", 0.75f}}},
+      {"clip",
+       -2,
+       2,
+       [](double x) { return std::min(std::max(x, -0.5), 0.75); },
+       {{"clipMin", -0.5f}, {"clipMax", 0.75f}}},
       {"identity", -3, 3, [](double x) { return x; }, {}},
   };
   uint32_t seed = 100;
@@ -145,7 +155,12 @@ TEST(Ops, ReductionsOverTheStickAndOverRows) {
       {"sumnonstick", true, [](double acc, double v) { return acc + v; }, 0, {}, 1},
       {"maxnonstick", true, [](double acc, double v) { return std::max(acc, v); }, -INFINITY, {}, 1},
       {"minnonstick", true, [](double acc, double v) { return std::min(acc, v); }, INFINITY, {}, 1},
-      {"meannonstick", true, [](double acc, double v) { return acc + v; }, 0, {{"scaling_factor", 1.0f / kRows}}, 1.0 / kRows},
+      {"meannonstick",
+       true,
+       [](double acc, double v) { return acc + v; },
+       0,
+       {{"scaling_factor", 1.0f / kRows}},
+       1.0 / kRows},
   };
   for (const auto& c : cases) {
     SdscSpec s = reduction(c.op, c.over_rows);
@@ -176,7 +191,8 @@ TEST(Ops, RestickifyMovesTheStickToAnotherDim) {
   ASSERT_EQ(y.size(), x.size());
   // Y's host shape is (c, r) (stick dim last): y[c][r] = x[r][c].
   for (int row = 0; row < kRows; ++row) {
-    for (int col = 0; col < kCols; ++col) ASSERT_NEAR(y[col * kRows + row], x[row * kCols + col], std::fabs(x[row * kCols + col]) * 2e-3);
+    for (int col = 0; col < kCols; ++col)
+      ASSERT_NEAR(y[col * kRows + row], x[row * kCols + col], std::fabs(x[row * kCols + col]) * 2e-3);
   }
 }
 
@@ -211,7 +227,8 @@ TEST(Ops, LayerNormAsTorchSpyreLowersIt) {
     double mean = 0, sq = 0;
     for (int col = 0; col < kCols; ++col) mean += x[row * kCols + col] / double(kCols);
     for (int col = 0; col < kCols; ++col) sq += std::pow(x[row * kCols + col] - mean, 2) / kCols;
-    for (int col = 0; col < kCols; ++col) want[row * kCols + col] = (x[row * kCols + col] - mean) / std::sqrt(sq + eps) * w[col] + b[col];
+    for (int col = 0; col < kCols; ++col)
+      want[row * kCols + col] = (x[row * kCols + col] - mean) / std::sqrt(sq + eps) * w[col] + b[col];
   }
   EXPECT_LE(worst_excess(r.outputs.at("arg3"), want, 1e-2), 2e-2);
   EXPECT_TRUE(r.report.hazards.empty());

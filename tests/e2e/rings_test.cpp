@@ -14,8 +14,9 @@ namespace {
 TEST(Rings, MatmulSplitAlongKCombinesOnTheReduceSumRing) {
   TempDir dir;
   Json doc = read_json_file(cli_bundle("mm/sdsc_0.json"));
-  resplit(doc["0_batchmatmul"], "batchmatmul", {{"mb", 4}, {"out", 4}, {"in", 2}},
-          [](int c) { return std::map<std::string, int>{{"mb", c % 4}, {"out", (c / 4) % 4}, {"in", c / 16}}; });
+  resplit(doc["0_batchmatmul"], "batchmatmul", {{"mb", 4}, {"out", 4}, {"in", 2}}, [](int c) {
+    return std::map<std::string, int>{{"mb", c % 4}, {"out", (c / 4) % 4}, {"in", c / 16}};
+  });
   write_json(dir.file("sdsc_0.json"), doc);
   const Arrays inputs = random_inputs(load_bundle(dir.path()), -1, 1, 3);
   const auto r = run_functional(dir.path(), inputs);
@@ -38,7 +39,9 @@ TEST(Rings, MatmulSplitAlongKCombinesOnTheReduceSumRing) {
 TEST(Rings, MeanSplitAcrossTwoCoresPerRow) {
   TempDir dir;
   Json doc = read_json_file(cli_bundle("mean_keepdim/sdsc_0.json"));
-  resplit(doc["0_mean"], "mean", {{"mb", 16}, {"out", 2}}, [](int c) { return std::map<std::string, int>{{"mb", c % 16}, {"out", c / 16}}; });
+  resplit(doc["0_mean"], "mean", {{"mb", 16}, {"out", 2}}, [](int c) {
+    return std::map<std::string, int>{{"mb", c % 16}, {"out", c / 16}};
+  });
   write_json(dir.file("sdsc_0.json"), doc);
   const Arrays inputs = random_inputs(load_bundle(dir.path()), -2, 2, 5);
   const auto r = run_functional(dir.path(), inputs);
@@ -60,15 +63,39 @@ TEST(Rings, ShuffleMovesLxDataAcrossCoresOnTheDataRing) {
   const std::vector<std::map<std::string, int>> by_row = {{{"r", 0}, {"c", 0}}, {{"r", 1}, {"c", 0}}};
   const std::vector<std::map<std::string, int>> by_col = {{{"r", 0}, {"c", 0}}, {{"r", 0}, {"c", 1}}};
   const int64_t seg1 = int64_t{1} << 34;
-  SdscSpec load{"0_identity", "identity", "sfp", {{"r", 4}, {"c", 128}}, {{"r", 2}}, by_row,
-                {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "hbm", {0, 256}, {}, 0}, {"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {0, 0}, {}, 0}}, {0}, {1}, {}};
-  SdscSpec shuffle{"1_shuffle", "shuffle", "sfp", {{"r", 4}, {"c", 128}}, {{"c", 2}}, by_col,
+  SdscSpec load{"0_identity",
+                "identity",
+                "sfp",
+                {{"r", 4}, {"c", 128}},
+                {{"r", 2}},
+                by_row,
+                {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "hbm", {0, 256}, {}, 0},
+                 {"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {0, 0}, {}, 0}},
+                {0},
+                {1},
+                {}};
+  SdscSpec shuffle{"1_shuffle",
+                   "shuffle",
+                   "sfp",
+                   {{"r", 4}, {"c", 128}},
+                   {{"c", 2}},
+                   by_col,
                    {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {0, 0}, {{0, {{"r", 0}}}, {1, {{"r", 1}}}}, 0},
                     {"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {1024, 1024}, {}, 0}},
-                   {0}, {1}, {}};
-  SdscSpec store{"2_identity", "identity", "sfp", {{"r", 4}, {"c", 128}}, {{"c", 2}}, by_col,
-                 {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {1024, 1024}, {}, 0}, {"OUTPUT", {"r", "c"}, "c", {1, 1}, "hbm", {seg1, seg1 + 512}, {}, 0}},
-                 {0}, {1}, {}};
+                   {0},
+                   {1},
+                   {}};
+  SdscSpec store{"2_identity",
+                 "identity",
+                 "sfp",
+                 {{"r", 4}, {"c", 128}},
+                 {{"c", 2}},
+                 by_col,
+                 {{"OUTPUT", {"r", "c"}, "c", {1, 1}, "lx", {1024, 1024}, {}, 0},
+                  {"OUTPUT", {"r", "c"}, "c", {1, 1}, "hbm", {seg1, seg1 + 512}, {}, 0}},
+                 {0},
+                 {1},
+                 {}};
   write_json(dir.file("sdsc_0.json"), build_sdsc(load));
   write_json(dir.file("sdsc_1.json"), build_sdsc(shuffle));
   write_json(dir.file("sdsc_2.json"), build_sdsc(store));

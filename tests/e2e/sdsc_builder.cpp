@@ -19,8 +19,13 @@ Json build_sdsc(const SdscSpec& s) {
     const TensorSpec& spec = s.tensors[t];
     const std::string type = spec.ds_type + (t ? std::to_string(t) : "");
     primary[type] = {{"layoutDimOrder_", spec.layout}, {"stickDimOrder_", {spec.stick}}, {"stickSize_", {64}}};
-    labeled.push_back({{"ldsIdx_", t}, {"dsName_", "Tensor" + std::to_string(t)}, {"dsType_", type}, {"scale_", spec.scale},
-                       {"wordLength", 2}, {"dataFormat_", "SEN169_FP16"}, {"memOrg_", {{spec.component, {{"isPresent", 1}}}}}});
+    labeled.push_back({{"ldsIdx_", t},
+                       {"dsName_", "Tensor" + std::to_string(t)},
+                       {"dsType_", type},
+                       {"scale_", spec.scale},
+                       {"wordLength", 2},
+                       {"dataFormat_", "SEN169_FP16"},
+                       {"memOrg_", {{spec.component, {{"isPresent", 1}}}}}});
     Json data = Json::object();
     const bool symbolic = spec.addresses.empty();
     for (int c = 0; c < cores; ++c) {
@@ -28,16 +33,20 @@ Json build_sdsc(const SdscSpec& s) {
       const int64_t value = symbolic ? -(base + c) : spec.addresses[static_cast<size_t>(c)];
       data["[" + std::to_string(c) + ", 0, 0]"] = std::to_string(value);
     }
-    Json node = {{"nodeType_", "allocate"},
-                 {"name_", "allocate-Tensor" + std::to_string(t) + "_" + spec.component},
-                 {"ldsIdx_", t},
-                 {"component_", spec.component},
-                 {"layoutDimOrder_", spec.layout},
-                 {"maxDimSizes_", std::vector<int>(spec.layout.size(), -1)},
-                 {"startAddressCoreCorelet_",
-                  {{"dim_prop_func", {{{"Map", Json::object()}}, {{"Const", Json::object()}}, {{"Const", Json::object()}}}},
-                   {"dim_prop_attr", {{{"factor_", cores}, {"label_", "core"}}, {{"factor_", 1}, {"label_", "corelet"}}, {{"factor_", 1}, {"label_", "time"}}}},
-                   {"data_", data}}}};
+    Json node = {
+        {"nodeType_", "allocate"},
+        {"name_", "allocate-Tensor" + std::to_string(t) + "_" + spec.component},
+        {"ldsIdx_", t},
+        {"component_", spec.component},
+        {"layoutDimOrder_", spec.layout},
+        {"maxDimSizes_", std::vector<int>(spec.layout.size(), -1)},
+        {"startAddressCoreCorelet_",
+         {{"dim_prop_func", {{{"Map", Json::object()}}, {{"Const", Json::object()}}, {{"Const", Json::object()}}}},
+          {"dim_prop_attr",
+           {{{"factor_", cores}, {"label_", "core"}},
+            {{"factor_", 1}, {"label_", "corelet"}},
+            {{"factor_", 1}, {"label_", "time"}}}},
+          {"data_", data}}}};
     if (symbolic) node["isStartAddrSymbolic_"] = 1;
     Json coords = {{"coordInfo", Json::object()}, {"coreIdToWkSlice_", Json::object()}};
     for (const auto& [core, slice] : spec.core_slices) coords["coreIdToWkSlice_"][std::to_string(core)] = slice;
@@ -52,11 +61,16 @@ Json build_sdsc(const SdscSpec& s) {
   Json constants = Json::object();
   for (size_t i = 0; i < s.constants.size(); ++i) {
     const std::string bits = std::to_string(float_to_dl16(s.constants[i].second));
-    constants[std::to_string(i)] = {{"dataFormat_", "SEN169_FP16"},
-                                    {"name_", s.constants[i].first},
-                                    {"data_", {{"dim_prop_func", {{{"Const", Json::object()}}, {{"Const", Json::object()}}, {{"Map", Json::object()}}}},
-                                               {"dim_prop_attr", {{{"factor_", cores}, {"label_", "core"}}, {{"factor_", 1}, {"label_", "corelet"}}, {{"factor_", 1}, {"label_", "time"}}}},
-                                               {"data_", {{"[0, 0, 0]", {bits}}}}}}};
+    constants[std::to_string(i)] = {
+        {"dataFormat_", "SEN169_FP16"},
+        {"name_", s.constants[i].first},
+        {"data_",
+         {{"dim_prop_func", {{{"Const", Json::object()}}, {{"Const", Json::object()}}, {{"Map", Json::object()}}}},
+          {"dim_prop_attr",
+           {{{"factor_", cores}, {"label_", "core"}},
+            {{"factor_", 1}, {"label_", "corelet"}},
+            {{"factor_", 1}, {"label_", "time"}}}},
+          {"data_", {{"[0, 0, 0]", {bits}}}}}}};
   }
   std::vector<int> ids;
   for (int c = 0; c < cores; ++c) ids.push_back(c);

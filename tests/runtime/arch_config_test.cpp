@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/error.h"
 #include "runtime/arch_config.h"
+#include "runtime/error.h"
 #include "test_support.h"
 
 namespace spyre {
@@ -52,9 +52,16 @@ TEST(ArchConfig, TheParameterTableIsTheOneSource) {
 
 // The hand-derived timing tests run the card as it was before calibration.
 TEST(ArchConfig, HandDerivedValuesAreTheValuesBeforeCalibration) {
-  const std::vector<std::string> expected = {"sfu.lanes=64", "sfu.cycles_divide=2.0", "sfu.cycles_reduce_stick=1.0", "lx.port_bytes_per_cycle=128",
-                                             "dma.port_gbps=67.0", "dma.write_fence_ns=0.0", "cache.bytes=0", "lpddr5.latency_ns=120.0",
-                                             "launch.bundle_overhead_us=15.0", "launch.sdsc_overhead_ns=500.0",
+  const std::vector<std::string> expected = {"sfu.lanes=64",
+                                             "sfu.cycles_divide=2.0",
+                                             "sfu.cycles_reduce_stick=1.0",
+                                             "lx.port_bytes_per_cycle=128",
+                                             "dma.port_gbps=67.0",
+                                             "dma.write_fence_ns=0.0",
+                                             "cache.bytes=0",
+                                             "lpddr5.latency_ns=120.0",
+                                             "launch.bundle_overhead_us=15.0",
+                                             "launch.sdsc_overhead_ns=500.0",
                                              "launch.barrier_ns_per_level=0.0"};
   EXPECT_EQ(uncalibrated_overrides(), expected);
   for (const auto& p : arch_params()) {
@@ -76,7 +83,8 @@ TEST(ArchConfig, BuiltInMatchesTheRepositoryFile) {
 
 TEST(ArchConfig, PeakComputeMatchesThePublicFigure) {
   const ArchConfig a = load_arch("", {});
-  const double tflops = 2.0 * a.cores * a.corelets_per_core * a.pt.pe_rows * a.pt.pe_cols * a.pt.simd_lanes * a.clock_ghz / 1000.0;
+  const double tflops =
+      2.0 * a.cores * a.corelets_per_core * a.pt.pe_rows * a.pt.pe_cols * a.pt.simd_lanes * a.clock_ghz / 1000.0;
   EXPECT_NEAR(tflops, 98.3, 0.05);
 }
 
@@ -94,10 +102,13 @@ TEST(ArchConfig, OverridesApplyAndAreRecorded) {
 }
 
 TEST(ArchConfig, BadOverrides) {
-  EXPECT_NE(error_of([] { load_arch("", {"lpddr5.read_gbs=300"}); }).find("--set: lpddr5.read_gbs: unknown arch parameter"), std::string::npos);
+  EXPECT_NE(
+      error_of([] { load_arch("", {"lpddr5.read_gbs=300"}); }).find("--set: lpddr5.read_gbs: unknown arch parameter"),
+      std::string::npos);
   EXPECT_EQ(error_of([] { load_arch("", {"cores=many"}); }), "--set: cores: value 'many' is not a number");
   EXPECT_EQ(error_of([] { load_arch("", {"cores"}); }), "--set: cores: expected path=value, e.g. lpddr5.read_gbps=300");
-  EXPECT_EQ(error_of([] { load_arch("", {"cores=2000"}); }), "built-in spyre.json: cores: value 2000 is outside [1, 1024]");
+  EXPECT_EQ(error_of([] { load_arch("", {"cores=2000"}); }),
+            "built-in spyre.json: cores: value 2000 is outside [1, 1024]");
   EXPECT_EQ(error_of([] { load_arch("", {"cores=2.5"}); }), "built-in spyre.json: cores: expected an integer");
 }
 
@@ -106,16 +117,19 @@ TEST(ArchConfig, FileErrors) {
   Json doc = read_json_file(test::source_path("models/arch/spyre.json"));
   doc["lpddr5"]["read_gbps"].erase("_source");
   test::write_json(dir.file("a.json"), doc);
-  EXPECT_EQ(error_of([&] { load_arch(dir.file("a.json"), {}); }),
-            dir.file("a.json") + ": lpddr5.read_gbps: every parameter needs a _source saying where its value comes from");
+  EXPECT_EQ(
+      error_of([&] { load_arch(dir.file("a.json"), {}); }),
+      dir.file("a.json") + ": lpddr5.read_gbps: every parameter needs a _source saying where its value comes from");
   doc = read_json_file(test::source_path("models/arch/spyre.json"));
   doc["lpddr5"]["bank_groups"] = {{"value", 4}, {"_source", "x"}};
   test::write_json(dir.file("b.json"), doc);
-  EXPECT_NE(error_of([&] { load_arch(dir.file("b.json"), {}); }).find("lpddr5.bank_groups: unknown arch parameter"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_arch(dir.file("b.json"), {}); }).find("lpddr5.bank_groups: unknown arch parameter"),
+            std::string::npos);
   doc = read_json_file(test::source_path("models/arch/spyre.json"));
   doc.erase("clock_ghz");
   test::write_json(dir.file("c.json"), doc);
-  EXPECT_EQ(error_of([&] { load_arch(dir.file("c.json"), {}); }), dir.file("c.json") + ": clock_ghz: missing parameter");
+  EXPECT_EQ(error_of([&] { load_arch(dir.file("c.json"), {}); }),
+            dir.file("c.json") + ": clock_ghz: missing parameter");
 }
 
 }  // namespace

@@ -61,15 +61,19 @@ std::string mlir_error(const std::string& body) {
 }
 
 TEST(BundleMlir, Errors) {
-  EXPECT_EQ(mlir_error("    %x = arith.xori %a, %b : index"), "bundle.mlir: line 3: unsupported operation 'arith.xori'");
+  EXPECT_EQ(mlir_error("    %x = arith.xori %a, %b : index"),
+            "bundle.mlir: line 3: unsupported operation 'arith.xori'");
   EXPECT_EQ(mlir_error("    sdscbundle.sdsc_execute (%nope) {sdsc_filename=\"s.json\", symbol_ids=[-1]}"),
             "bundle.mlir: line 3: use of undefined value %nope");
-  EXPECT_EQ(mlir_error("    %c = arith.constant 1 : index\n    sdscbundle.sdsc_execute (%c) {sdsc_filename=\"s.json\", symbol_ids=[-1, -2]}"),
+  EXPECT_EQ(mlir_error("    %c = arith.constant 1 : index\n    sdscbundle.sdsc_execute (%c) {sdsc_filename=\"s.json\", "
+                       "symbol_ids=[-1, -2]}"),
             "bundle.mlir: line 4: 1 operands for 2 symbol_ids");
-  EXPECT_EQ(mlir_error("    sdscbundle.sdsc_execute () {symbol_ids=[]}"), "bundle.mlir: line 3: sdsc_execute without sdsc_filename");
+  EXPECT_EQ(mlir_error("    sdscbundle.sdsc_execute () {symbol_ids=[]}"),
+            "bundle.mlir: line 3: sdsc_execute without sdsc_filename");
   EXPECT_EQ(mlir_error("    %c0 = arith.constant 0 : index\n    scf.for %i = %c0 to %c0 step %c0 {\n    }"),
             "bundle.mlir: line 4: scf.for step must be positive, got 0");
-  EXPECT_NE(mlir_error("    %x = arith.constant 1 : index\n    sdscbundle.sdsc_execute (%x {").find("line 4"), std::string::npos);
+  EXPECT_NE(mlir_error("    %x = arith.constant 1 : index\n    sdscbundle.sdsc_execute (%x {").find("line 4"),
+            std::string::npos);
 }
 
 }  // namespace

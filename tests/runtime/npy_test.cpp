@@ -56,7 +56,8 @@ TEST(Npy, Errors) {
   test::write_text(dir.file("bad.npy"), "not numpy");
   EXPECT_EQ(error_of([&] { read_npy(dir.file("bad.npy")); }), dir.file("bad.npy") + ": not a .npy file (bad magic)");
   write_raw_npy(dir.file("short.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", "abcd");
-  EXPECT_NE(error_of([&] { read_npy(dir.file("short.npy")); }).find("holds fewer than the 4 elements"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_npy(dir.file("short.npy")); }).find("holds fewer than the 4 elements"),
+            std::string::npos);
   write_raw_npy(dir.file("c.npy"), "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", "abcdefgh");
   EXPECT_NE(error_of([&] { read_npy(dir.file("c.npy")); }).find("unsupported dtype 'c8'"), std::string::npos);
 }

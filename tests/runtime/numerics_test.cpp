@@ -11,11 +11,11 @@ namespace spyre {
 namespace {
 
 TEST(Dl16, EncodesKnownValues) {
-  EXPECT_EQ(float_to_dl16(1.0f), 0x3E00);   // e = 31, m = 0
+  EXPECT_EQ(float_to_dl16(1.0f), 0x3E00);  // e = 31, m = 0
   EXPECT_EQ(float_to_dl16(2.0f), 0x4000);
   EXPECT_EQ(float_to_dl16(-1.0f), 0xBE00);
   EXPECT_EQ(float_to_dl16(0.0f), 0x0000);
-  EXPECT_EQ(float_to_dl16(1.5f), 0x3F00);   // m = 256
+  EXPECT_EQ(float_to_dl16(1.5f), 0x3F00);  // m = 256
 }
 
 TEST(Dl16, DecodesMeanScalingFactorOfTorchSpyreExample) {
@@ -28,7 +28,7 @@ TEST(Dl16, DecodesMeanScalingFactorOfTorchSpyreExample) {
 TEST(Dl16, RoundsToNearestEven) {
   // Between 1 and 1 + 1/512 the spacing is 2^-9: 1 + 2^-10 is a tie.
   EXPECT_EQ(dl16_to_float(float_to_dl16(1.0f + std::ldexp(1.0f, -10))), 1.0f);  // tie -> even (m = 0)
-  const float odd = 1.0f + std::ldexp(1.0f, -9);                                 // m = 1
+  const float odd = 1.0f + std::ldexp(1.0f, -9);                                // m = 1
   EXPECT_EQ(dl16_to_float(float_to_dl16(odd + std::ldexp(1.0f, -10))), 1.0f + std::ldexp(1.0f, -8));  // tie -> m = 2
   EXPECT_EQ(dl16_to_float(float_to_dl16(1.0f + 0.6f * std::ldexp(1.0f, -9))), odd);
   EXPECT_EQ(dl16_to_float(float_to_dl16(1.0f + 0.4f * std::ldexp(1.0f, -9))), 1.0f);

@@ -95,7 +95,8 @@ TEST(Program, LiteralAddressesShareASegmentByOffset) {
 }
 
 TEST(Program, ReportsTheSwigluLayoutMismatch) {
-  Program p = load_program(bundle_path("torch-spyre/swiglu/small_bmm/sdsc_fused_bmm_mul_silu_0_ot_e7jgp"), DeviceLimits{});
+  Program p =
+      load_program(bundle_path("torch-spyre/swiglu/small_bmm/sdsc_fused_bmm_mul_silu_0_ot_e7jgp"), DeviceLimits{});
   ASSERT_EQ(p.hazards.size(), 4u);
   EXPECT_EQ(p.hazards[0].kind, "layout_mismatch");
   EXPECT_EQ(p.hazards[0].file, "sdsc_2.json");
@@ -104,18 +105,22 @@ TEST(Program, ReportsTheSwigluLayoutMismatch) {
 }
 
 TEST(Program, DirectoryErrors) {
-  EXPECT_EQ(error_of([] { load_program("/nonexistent-bundle", DeviceLimits{}); }), "/nonexistent-bundle: no such directory");
+  EXPECT_EQ(error_of([] { load_program("/nonexistent-bundle", DeviceLimits{}); }),
+            "/nonexistent-bundle: no such directory");
   const std::string parent = bundle_path("torch-spyre/swiglu/small_bmm");
-  EXPECT_NE(error_of([&] { load_program(parent, DeviceLimits{}); }).find("not a bundle itself; it holds the bundles"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_program(parent, DeviceLimits{}); }).find("not a bundle itself; it holds the bundles"),
+            std::string::npos);
   test::TempDir empty;
-  EXPECT_NE(error_of([&] { load_program(empty.path(), DeviceLimits{}); }).find("no bundle.mlir and no sdsc_N.json"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_program(empty.path(), DeviceLimits{}); }).find("no bundle.mlir and no sdsc_N.json"),
+            std::string::npos);
 }
 
 TEST(Program, MoreCoresThanTheCardHas) {
   DeviceLimits limits;
   limits.cores = 16;
   EXPECT_EQ(error_of([&] { load_program(cli_bundle("add"), limits); }),
-            cli_bundle("add") + "/sdsc_0.json: $.0_add.coreIdToWkSlice_: uses core 16 but the card has 16 cores (arch 'cores')");
+            cli_bundle("add") +
+                "/sdsc_0.json: $.0_add.coreIdToWkSlice_: uses core 16 but the card has 16 cores (arch 'cores')");
 }
 
 // The seed abs bundle with one field changed, written to a scratch directory.
@@ -123,16 +128,21 @@ std::string edited_abs(const test::TempDir& dir, const std::function<void(Json&)
   Json doc = read_json_file(bundle_path("seed-abs/sdsc_0.json"));
   edit(doc["abs"]["dscs_"][0]["abs"]);
   test::write_json(dir.file("sdsc_0.json"), doc);
-  test::write_text(dir.file("bundle.mlir"), "module {\n  func.func @b() {\n    sdscbundle.sdsc_execute () {sdsc_filename=\"sdsc_0.json\"}\n    return\n  }\n}\n");
+  test::write_text(dir.file("bundle.mlir"),
+                   "module {\n  func.func @b() {\n    sdscbundle.sdsc_execute () {sdsc_filename=\"sdsc_0.json\"}\n    "
+                   "return\n  }\n}\n");
   return dir.path();
 }
 
 TEST(Program, StartAddressesThatContradictTheLayout) {
   test::TempDir dir;
-  const std::string bundle = edited_abs(dir, [](Json& d) { d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = "1024"; });
-  EXPECT_NE(error_of([&] { load_program(bundle, DeviceLimits{}); })
-                .find("start addresses disagree with the layout [c0, c1]: core 0 implies tensor base 512, core 1 implies 768"),
-            std::string::npos);
+  const std::string bundle = edited_abs(
+      dir, [](Json& d) { d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = "1024"; });
+  EXPECT_NE(
+      error_of([&] {
+        load_program(bundle, DeviceLimits{});
+      }).find("start addresses disagree with the layout [c0, c1]: core 0 implies tensor base 512, core 1 implies 768"),
+      std::string::npos);
 }
 
 TEST(Program, AddressOutsideItsSegment) {
@@ -147,7 +157,8 @@ TEST(Program, AddressOutsideItsSegment) {
     d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[0, 0, 0]"] = std::to_string(int64_t{7} << 34);
     d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = std::to_string((int64_t{7} << 34) + 256);
   });
-  EXPECT_NE(error_of([&] { load_program(program_segment, DeviceLimits{}); }).find("which holds the program"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_program(program_segment, DeviceLimits{}); }).find("which holds the program"),
+            std::string::npos);
 }
 
 TEST(Program, LxTensorBeyondTheScratchpad) {
@@ -157,8 +168,9 @@ TEST(Program, LxTensorBeyondTheScratchpad) {
     d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[0, 0, 0]"] = "2097024";
     d["scheduleTree_"][1]["startAddressCoreCorelet_"]["data_"]["[1, 0, 0]"] = "2097024";
   });
-  EXPECT_NE(error_of([&] { load_program(bundle, DeviceLimits{}); })
-                .find("LX tensor Tensor1 on core 0 occupies [2097024, 2097280), beyond the 2097152-byte LX"),
+  EXPECT_NE(error_of([&] {
+              load_program(bundle, DeviceLimits{});
+            }).find("LX tensor Tensor1 on core 0 occupies [2097024, 2097280), beyond the 2097152-byte LX"),
             std::string::npos);
 }
 
@@ -179,8 +191,12 @@ TEST(Program, LxTensorInTheBackendReservationIsAHazard) {
 TEST(Program, SymbolWithoutValueInBundleMlir) {
   test::TempDir dir;
   test::copy_bundle(cli_bundle("fma"), dir.path());
-  test::write_text(dir.file("bundle.mlir"), "module {\n  func.func @b() {\n    sdscbundle.sdsc_execute () {sdsc_filename=\"sdsc_0.json\"}\n    return\n  }\n}\n");
-  EXPECT_NE(error_of([&] { load_program(dir.path(), DeviceLimits{}); }).find("symbol -1 (core 0) gets no value from bundle.mlir line 3"),
+  test::write_text(dir.file("bundle.mlir"),
+                   "module {\n  func.func @b() {\n    sdscbundle.sdsc_execute () {sdsc_filename=\"sdsc_0.json\"}\n    "
+                   "return\n  }\n}\n");
+  EXPECT_NE(error_of([&] {
+              load_program(dir.path(), DeviceLimits{});
+            }).find("symbol -1 (core 0) gets no value from bundle.mlir line 3"),
             std::string::npos);
 }
 

@@ -90,7 +90,8 @@ TEST(SdscReader, MissingRequiredField) {
 TEST(SdscReader, UnknownOpFuncName) {
   Json doc = seed_abs();
   dsc(doc)["computeOp_"][0]["opFuncName"] = "frobnicate";
-  EXPECT_EQ(parse_error(doc), "sdsc_0.json: $.abs.dscs_[0].abs.computeOp_[0].opFuncName: unknown opFuncName 'frobnicate'");
+  EXPECT_EQ(parse_error(doc),
+            "sdsc_0.json: $.abs.dscs_[0].abs.computeOp_[0].opFuncName: unknown opFuncName 'frobnicate'");
 }
 
 TEST(SdscReader, UnknownExecutionUnit) {
@@ -103,7 +104,8 @@ TEST(SdscReader, FoldsThatDoNotCoverN) {
   Json doc = seed_abs();
   dsc(doc)["N_"]["c0_"] = 8;
   EXPECT_EQ(parse_error(doc),
-            "sdsc_0.json: $.abs.numWkSlicesPerDim_: folds do not cover N_: dimension 'c0' has 2 slices x 2 per core = 4, but N_ is 8");
+            "sdsc_0.json: $.abs.numWkSlicesPerDim_: folds do not cover N_: dimension 'c0' has 2 slices x 2 per core = "
+            "4, but N_ is 8");
 }
 
 TEST(SdscReader, SlicesInconsistentWithCoreCount) {
@@ -139,7 +141,8 @@ TEST(SdscReader, BadScales) {
 TEST(SdscReader, WrongArity) {
   Json doc = seed_abs();
   dsc(doc)["computeOp_"][0]["inputLabeledDs"] = {"Tensor0-idx0", "Tensor1-idx1"};
-  EXPECT_EQ(parse_error(doc), "sdsc_0.json: $.abs.dscs_[0].abs.computeOp_[0].inputLabeledDs: abs takes 1 inputs, got 2");
+  EXPECT_EQ(parse_error(doc),
+            "sdsc_0.json: $.abs.dscs_[0].abs.computeOp_[0].inputLabeledDs: abs takes 1 inputs, got 2");
 }
 
 TEST(SdscReader, UnknownTensorReference) {
@@ -175,7 +178,8 @@ TEST(SdscReader, DataFormatsAndSticks) {
   EXPECT_NE(parse_error(doc).find("labeledDs_[0].dataFormat_: unsupported data format 'SEN_INT4'"), std::string::npos);
   doc = seed_abs();
   dsc(doc)["primaryDsInfo_"]["INPUT"]["stickSize_"] = {32};
-  EXPECT_NE(parse_error(doc).find("a stick of 32 x SEN169_FP16 is 64 bytes; the device stick is 128 bytes"), std::string::npos);
+  EXPECT_NE(parse_error(doc).find("a stick of 32 x SEN169_FP16 is 64 bytes; the device stick is 128 bytes"),
+            std::string::npos);
   doc = seed_abs();
   dsc(doc)["labeledDs_"][1]["wordLength"] = 4;
   EXPECT_NE(parse_error(doc).find("wordLength 4 does not match SEN169_FP16"), std::string::npos);
@@ -184,7 +188,8 @@ TEST(SdscReader, DataFormatsAndSticks) {
 TEST(SdscReader, ConstantTheOpNeedsIsMissing) {
   Json doc = read_json_file(test::cli_bundle("mean_keepdim/sdsc_0.json"));
   doc["0_mean"]["dscs_"][0]["mean"]["constantInfo_"] = "{}";
-  EXPECT_NE(error_of([&] { parse_sdsc(doc, "m.json"); }).find("mean needs constant 'scaling_factor' in constantInfo_"), std::string::npos);
+  EXPECT_NE(error_of([&] { parse_sdsc(doc, "m.json"); }).find("mean needs constant 'scaling_factor' in constantInfo_"),
+            std::string::npos);
 }
 
 TEST(SdscReader, IterationSpaceTooLargeToSimulate) {

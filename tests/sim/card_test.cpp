@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/device_memory.h"
 #include "runtime/arch_config.h"
+#include "runtime/device_memory.h"
 #include "sim/simulator.h"
 #include "test_support.h"
 
@@ -126,7 +126,8 @@ TEST(Report, BlockCountersAddUpToTheTotals) {
   // No engine is busy longer than the measured iteration.
   for (const auto& b : r.blocks) {
     for (const auto& [key, value] : b.counters) {
-      if (key.find("busy_ns") != std::string::npos && key != "channel_busy_ns") EXPECT_LE(value, r.latency_us * 1000 + 1e-6) << b.block << " " << key;
+      if (key.find("busy_ns") != std::string::npos && key != "channel_busy_ns")
+        EXPECT_LE(value, r.latency_us * 1000 + 1e-6) << b.block << " " << key;
     }
   }
 }
@@ -134,7 +135,8 @@ TEST(Report, BlockCountersAddUpToTheTotals) {
 // After an SDSC on n cores the card waits ceil(log2 n) barrier levels; a
 // kernel that wrote HBM waits its write fence.
 TEST(Card, BarrierGrowsWithLog2CoresAndFencesFollowWrites) {
-  const Program p = load_program(test::cli_bundle("add"), load_arch("", test::hand_derived_arch()).limits());  // 32 cores
+  const Program p =
+      load_program(test::cli_bundle("add"), load_arch("", test::hand_derived_arch()).limits());  // 32 cores
   auto base = test::hand_derived_arch();
   const double t0 = simulate(p, load_arch("", base), nullptr, false).report.latency_us;
   auto barrier = base;

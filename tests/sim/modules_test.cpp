@@ -4,16 +4,16 @@
 #include <functional>
 
 #include <gtest/gtest.h>
-#include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
 
 #include "sim/hw/corelet.h"
 #include "sim/hw/dma_engine.h"
 #include "sim/hw/host_link.h"
+#include "sim/hw/interfaces.h"
 #include "sim/hw/lpddr5.h"
 #include "sim/hw/ring.h"
 #include "sim/hw/scratchpad.h"
-#include "sim/hw/interfaces.h"
 #include "sim/hw/systemc_context.h"
 #include "test_support.h"
 
@@ -24,7 +24,9 @@ namespace {
 struct Driver : sc_core::sc_module {
   std::function<void()> body;
   SC_HAS_PROCESS(Driver);
-  Driver(sc_core::sc_module_name name, std::function<void()> b) : sc_module(name), body(std::move(b)) { SC_THREAD(run); }
+  Driver(sc_core::sc_module_name name, std::function<void()> b) : sc_module(name), body(std::move(b)) {
+    SC_THREAD(run);
+  }
   void run() { body(); }
 };
 
@@ -48,7 +50,9 @@ ArchConfig arch() { return load_arch("", test::hand_derived_arch()); }
 // LPDDR5 with one initiator, in a fresh SystemC context.
 struct MemoryBench {
   // `context` is initialized first, so the modules belong to a fresh context.
-  MemoryBench() : context((begin_systemc_context(), 0)), mem("mem", arch()), init("init") { init.socket.bind(mem.socket); }
+  MemoryBench() : context((begin_systemc_context(), 0)), mem("mem", arch()), init("init") {
+    init.socket.bind(mem.socket);
+  }
   int context;
   Lpddr5 mem;
   Initiator init;
@@ -65,10 +69,10 @@ TEST(Lpddr5, OneChunkTakesItsChannelTimePlusLatency) {
   const double chunk_ns = 256.0 / (150.0 / 8);
   std::vector<double> done;
   Driver d("d", [&] {
-    done.push_back(init.request(false, 0, 256));          // channel 0, idle
-    done.push_back(init.request(false, 8 * 256, 256));    // channel 0 again: queues behind the first
-    done.push_back(init.request(false, 256, 2048));       // 8 chunks on channels 1..7,0: channel 0 is busy
-    done.push_back(init.request(true, 512, 256));         // channel 2 switches from read to write
+    done.push_back(init.request(false, 0, 256));        // channel 0, idle
+    done.push_back(init.request(false, 8 * 256, 256));  // channel 0 again: queues behind the first
+    done.push_back(init.request(false, 256, 2048));     // 8 chunks on channels 1..7,0: channel 0 is busy
+    done.push_back(init.request(true, 512, 256));       // channel 2 switches from read to write
   });
   sc_core::sc_start();
   EXPECT_NEAR(done[0], chunk_ns + 120, kPs);
@@ -108,7 +112,8 @@ TEST(Lpddr5, FullChannelQueuesPushBackOnTheInitiator) {
 
 // A core's DMA engine with its LX, on LPDDR5.
 struct DmaBench {
-  DmaBench() : context((begin_systemc_context(), 0)), a(arch()), mem("mem", a), lx("lx", a), port{0, 1.0 / a.dma.port_gbps} {}
+  DmaBench()
+      : context((begin_systemc_context(), 0)), a(arch()), mem("mem", a), lx("lx", a), port{0, 1.0 / a.dma.port_gbps} {}
   void attach(DmaEngine& dma) {
     dma.socket.bind(mem.socket);
     dma.lx_socket.bind(lx.socket);
@@ -167,7 +172,9 @@ TEST(DmaEngine, TwoEnginesShareTheCorePort) {
 // A ring driven through its socket: transfers with a RingRoute.
 struct RingBench {
   // 32 cores, 128 B/cycle, 4-cycle hops at 1.5 GHz.
-  RingBench() : context((begin_systemc_context(), 0)), ring("ring", "test ring", 32, 128, 4, 1.0 / 1.5), init("init") { init.socket.bind(ring.socket); }
+  RingBench() : context((begin_systemc_context(), 0)), ring("ring", "test ring", 32, 128, 4, 1.0 / 1.5), init("init") {
+    init.socket.bind(ring.socket);
+  }
   // Arrival (ns) of a transfer starting `at_ns` from now.
   double transfer(RingRoute route, int64_t bytes, double at_ns) {
     tlm::tlm_generic_payload p;

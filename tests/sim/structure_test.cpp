@@ -69,7 +69,9 @@ struct FakeCard : sc_core::sc_module, CardControlIf {
 
 struct Starter : sc_core::sc_module {
   SC_HAS_PROCESS(Starter);
-  Starter(sc_core::sc_module_name name, Core& core, const CoreWork& work) : sc_module(name), core_(core), work_(work) { SC_THREAD(run); }
+  Starter(sc_core::sc_module_name name, Core& core, const CoreWork& work) : sc_module(name), core_(core), work_(work) {
+    SC_THREAD(run);
+  }
   void run() { core_.start(&work_, "k"); }
   Core& core_;
   const CoreWork& work_;
@@ -93,8 +95,8 @@ TEST(CoreAlone, RunsItsWorkAgainstAnyCard) {
   work.hbm_write_bytes = 256;
   Starter starter("starter", core, work);
   sc_core::sc_start();
-  const double load = 50 + 256 / 18.75 + 120;    // setup, one chunk at 150/8 GB/s, latency
-  const double store = 50 + 256 / 18.25 + 120;   // at 146/8 GB/s
+  const double load = 50 + 256 / 18.75 + 120;   // setup, one chunk at 150/8 GB/s, latency
+  const double store = 50 + 256 / 18.25 + 120;  // at 146/8 GB/s
   EXPECT_EQ(card.ring_phases, 1);
   ASSERT_EQ(card.finished_ns.size(), 1u);
   EXPECT_NEAR(card.finished_ns[0], load + 100 + store, 0.01);
