@@ -38,7 +38,7 @@ void reduce_spans(Graph& g, const CompileOptions& options) {
       for (auto d = t.layout.order.rbegin(); d != t.layout.order.rend(); ++d) {
         if (operand_scale(g, space, operand, *d) != DimScaleKind::Normal) continue;
         const size_t i = static_cast<size_t>(operand.iter_of[static_cast<size_t>(*d)]);
-        int64_t within = 0, within_span = -1, fits = 0, fits_span = -1, least = 0, least_span = -1;
+        int64_t within = 0, fits = 0, fits_span = -1, least = 0, least_span = -1;
         for (int64_t c = slices[i]; c <= units[i]; ++c) {
           if (units[i] % c != 0) continue;
           std::vector<int64_t> trial = slices;
@@ -49,7 +49,6 @@ void reduce_spans(Graph& g, const CompileOptions& options) {
             fits_span = span;
             if (product(trial) <= options.cores) {
               within = c;
-              within_span = span;
             }
           }
           if (least_span < 0 || span < least_span) {

@@ -6,7 +6,7 @@
 # Exit status: 0 clean, 1 findings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -f build/compile_commands.json ] || cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+[ -f build/compile_commands.json ] || ./scripts/configure.sh >/dev/null
 command -v clang-tidy >/dev/null || { echo "check_tidy: clang-tidy is not installed (apt-get install clang-tidy)" >&2; exit 1; }
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+./scripts/configure.sh
 cmake --build build -j"$(nproc)"
 # Softmax as torch-spyre emits it (6 SDSCs, intermediates in LX), all-ones input.
 ./build/spyre-sim run models/bundles/torch-spyre/spyre-cli/softmax --fill 1

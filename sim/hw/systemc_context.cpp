@@ -4,10 +4,6 @@
 
 #include <systemc>
 
-// libsystemc's own main() calls sc_main; we run simulations from our code, but
-// the symbol must exist for the library to link.
-int sc_main(int, char**) { return 0; }
-
 namespace spyre::sim {
 
 void begin_systemc_context() {

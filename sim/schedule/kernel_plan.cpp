@@ -301,13 +301,13 @@ void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, K
         for (int64_t ki = 0; ki < blk.bk; ++ki) {
           Tile t;
           const bool load_a = a_blk > 0 && (!blk.a_resident || ni == 0);
-          if (load_a) t.loads.push_back({a_base + xi * a_bytes + (mi * blk.bk + ki) * a_blk, a_blk});
+          if (load_a) t.loads.push_back({a_base + xi * a_bytes + (mi * blk.bk + ki) * a_blk, a_blk, {}});
           if (b_blk > 0)
-            t.loads.push_back({b_base + (b_batched ? xi * b_bytes : 0) + (ki * blk.bn + ni) * b_blk, b_blk});
+            t.loads.push_back({b_base + (b_batched ? xi * b_bytes : 0) + (ki * blk.bn + ni) * b_blk, b_blk, {}});
           t.pt_cycles = tile_cycles;
           t.lx_bytes = (a_bytes / (blk.bm * blk.bk)) + (b_bytes / (blk.bk * blk.bn)) + c_bytes / (blk.bm * blk.bn);
           if (ki == blk.bk - 1 && c_blk > 0) {
-            const Transfer out{c_base + xi * c_bytes + (mi * blk.bn + ni) * c_blk, c_blk};
+            const Transfer out{c_base + xi * c_bytes + (mi * blk.bn + ni) * c_blk, c_blk, {}};
             if (cw.reduce_group < 0) {
               t.stores.push_back(out);
             } else if (leader) {

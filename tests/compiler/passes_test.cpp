@@ -9,10 +9,13 @@
 #include "compiler/compiler.h"
 #include "compiler/iteration_space.h"
 #include "compiler/workloads.h"
+#include "small_workloads.h"
 #include "test_support.h"
 
 namespace spyre::compiler {
 namespace {
+
+using test_workloads::small_decoder;
 
 std::string graph_error(const std::string& text) {
   return test::error_of([&] { parse_graph(Json::parse(text), "g.json"); });
@@ -135,17 +138,6 @@ TEST(Layouts, ConsumersChooseFreeLayoutsSoNoCopyIsNeeded) {
   // its transposed view is batchmatmul's KERNEL as it is.
   const Graph linear = workload("linear", {64, 128, 256});
   EXPECT_EQ(linear.tensors[static_cast<size_t>(linear.find("weight"))].layout.stick, 0);
-}
-
-// Granite's decoder structure at a small size.
-WorkloadParams small_decoder() {
-  WorkloadParams p;
-  p.seq = 64;
-  p.hidden = 256;
-  p.heads = 4;
-  p.kv_heads = 2;
-  p.intermediate = 512;
-  return p;
 }
 
 TEST(Layouts, RestickifyWhereAProducerFixedTheOtherStick) {

@@ -11,10 +11,13 @@
 #include "compiler/iteration_space.h"
 #include "compiler/workloads.h"
 #include "runtime/text.h"
+#include "small_workloads.h"
 #include "test_support.h"
 
 namespace spyre::compiler {
 namespace {
+
+using test_workloads::small_decoder;
 
 Graph workload(const std::string& name, std::vector<int64_t> shape, int64_t dim = -1) {
   WorkloadParams p;
@@ -161,16 +164,6 @@ TEST(Pass, DeadcodeEliminationDropsUnreadResults) {
   EXPECT_EQ(op_types(g), (std::vector<std::string>{"exp", "abs"}));
   run_pass("deadcode_elimination", g, cores(1));
   EXPECT_EQ(op_types(g), (std::vector<std::string>{"abs"}));
-}
-
-WorkloadParams small_decoder() {
-  WorkloadParams p;
-  p.seq = 64;
-  p.hidden = 256;
-  p.heads = 4;
-  p.kv_heads = 2;
-  p.intermediate = 512;
-  return p;
 }
 
 TEST(Pass, PropagateLayoutsGivesEveryTensorALayoutAndNotesCopies) {

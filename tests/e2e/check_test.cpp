@@ -97,7 +97,9 @@ TEST(Check, LxOverlapAndStaleRead) {
       EXPECT_EQ(x.cores, std::vector<int>{0});
       EXPECT_NE(x.detail.find("which sdsc_5.json still reads"), std::string::npos) << x.detail;
     }
-    if (x.kind == "lx_stale_read") EXPECT_EQ(x.file, "sdsc_5.json");
+    if (x.kind == "lx_stale_read") {
+      EXPECT_EQ(x.file, "sdsc_5.json");
+    }
   }
   // check: one line per finding, exit 4; run --strict names the first.
   const auto c = run_cli("check " + p);
@@ -130,7 +132,9 @@ TEST(Check, CoreDivisionMismatch) {
   ASSERT_TRUE(has(h, "core_div_mismatch")) << ::testing::PrintToString(kinds(h));
   EXPECT_FALSE(has(h, "work_division"));  // still every slice once
   for (const auto& x : h) {
-    if (x.kind == "core_div_mismatch") EXPECT_EQ(x.cores, (std::vector<int>{0, 1}));
+    if (x.kind == "core_div_mismatch") {
+      EXPECT_EQ(x.cores, (std::vector<int>{0, 1}));
+    }
   }
 }
 
@@ -193,7 +197,9 @@ TEST(Check, SpanBeyondTheLimit) {
   const auto h = hazards_of(p, {"address.span_limit_bytes=65536"});
   ASSERT_TRUE(has(h, "span")) << ::testing::PrintToString(kinds(h));
   for (const auto& x : h) {
-    if (x.kind == "span") EXPECT_NE(x.detail.find("more than the 65536-byte span"), std::string::npos) << x.detail;
+    if (x.kind == "span") {
+      EXPECT_NE(x.detail.find("more than the 65536-byte span"), std::string::npos) << x.detail;
+    }
   }
 }
 

@@ -32,24 +32,24 @@ std::vector<Case> cases() {
   for (const char* op :
        {"abs",  "neg",  "relu",     "relu6", "exp",   "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh",   "gelu",
         "silu", "mish", "softplus", "clamp", "clone", "add", "sub",  "mul",   "div",        "maximum", "minimum"}) {
-    out.push_back({op, {64, 256}});
+    out.push_back({op, {64, 256}, -1, compiler::DType::F16, ""});
   }
   for (const char* op : {"sum", "mean", "amax", "amin", "softmax"}) {
-    out.push_back({op, {64, 256}, -1});
+    out.push_back({op, {64, 256}, -1, compiler::DType::F16, ""});
     out.push_back({op, {64, 256}, 0, compiler::DType::F16, std::string(op) + "_rows"});
   }
   out.push_back({"add", {4, 64, 128}, -1, compiler::DType::F32, "add_fp32_3d"});
   out.push_back({"softmax", {64, 256}, -1, compiler::DType::BF16, "softmax_bf16"});
   out.push_back({"exp", {3, 100}, -1, compiler::DType::F16, "exp_partial_stick"});
-  out.push_back({"layernorm", {64, 256}});
-  out.push_back({"rmsnorm", {64, 256}});
-  out.push_back({"matmul", {64, 128, 256}});
+  out.push_back({"layernorm", {64, 256}, -1, compiler::DType::F16, ""});
+  out.push_back({"rmsnorm", {64, 256}, -1, compiler::DType::F16, ""});
+  out.push_back({"matmul", {64, 128, 256}, -1, compiler::DType::F16, ""});
   out.push_back({"matmul", {8, 1024, 64}, -1, compiler::DType::F16, "matmul_ksplit"});
-  out.push_back({"linear", {64, 128, 256}});
-  out.push_back({"bmm", {4, 64, 128, 64}});
-  out.push_back({"mlp", {64, 128, 256}});
-  out.push_back({"attention", {1, 8, 64, 64}});
-  out.push_back({"decoder", {}});
+  out.push_back({"linear", {64, 128, 256}, -1, compiler::DType::F16, ""});
+  out.push_back({"bmm", {4, 64, 128, 64}, -1, compiler::DType::F16, ""});
+  out.push_back({"mlp", {64, 128, 256}, -1, compiler::DType::F16, ""});
+  out.push_back({"attention", {1, 8, 64, 64}, -1, compiler::DType::F16, ""});
+  out.push_back({"decoder", {}, -1, compiler::DType::F16, ""});
   return out;
 }
 

@@ -65,7 +65,9 @@ TEST(ArchConfig, HandDerivedValuesAreTheValuesBeforeCalibration) {
                                              "launch.barrier_ns_per_level=0.0"};
   EXPECT_EQ(uncalibrated_overrides(), expected);
   for (const auto& p : arch_params()) {
-    if (p.before_calibration) EXPECT_EQ(std::string(p.source).rfind("calibrated", 0), 0u) << p.path;
+    if (p.before_calibration) {
+      EXPECT_EQ(std::string(p.source).rfind("calibrated", 0), 0u) << p.path;
+    }
   }
 }
 

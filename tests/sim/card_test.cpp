@@ -126,8 +126,9 @@ TEST(Report, BlockCountersAddUpToTheTotals) {
   // No engine is busy longer than the measured iteration.
   for (const auto& b : r.blocks) {
     for (const auto& [key, value] : b.counters) {
-      if (key.find("busy_ns") != std::string::npos && key != "channel_busy_ns")
+      if (key.find("busy_ns") != std::string::npos && key != "channel_busy_ns") {
         EXPECT_LE(value, r.latency_us * 1000 + 1e-6) << b.block << " " << key;
+      }
     }
   }
 }

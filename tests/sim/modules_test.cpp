@@ -131,7 +131,7 @@ TEST(DmaEngine, StreamsAtTheCorePortRate) {
   bench.attach(dma);
   double end = 0;
   Driver d("d", [&] {
-    dma.transfer({0, 65536}, "t");
+    dma.transfer({0, 65536, {}}, "t");
     end = now_ns();
   });
   sc_core::sc_start();
@@ -154,11 +154,11 @@ TEST(DmaEngine, TwoEnginesShareTheCorePort) {
   bench.attach(out);
   double in_end = 0, out_end = 0;
   Driver d1("d1", [&] {
-    in.transfer({0, 65536}, "in");
+    in.transfer({0, 65536, {}}, "in");
     in_end = now_ns();
   });
   Driver d2("d2", [&] {
-    out.transfer({1 << 20, 65536}, "out");
+    out.transfer({1 << 20, 65536, {}}, "out");
     out_end = now_ns();
   });
   sc_core::sc_start();
