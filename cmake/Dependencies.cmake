@@ -37,23 +37,3 @@ target_compile_definitions(spyre_systemc INTERFACE SC_CPLUSPLUS=${SPYRE_SC_CPLUS
 if(SPYRE_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()
-
-# Precompiled headers: nlohmann/json (which every bundle-reading file includes)
-# and, for the card's blocks and the tests, SystemC and GoogleTest dominate
-# compile time; each library with more than a couple of files precompiles
-# them once. Options: SYSTEMC, GTEST.
-option(SPYRE_PRECOMPILED_HEADERS "Precompile the heavy third-party headers" ON)
-function(spyre_precompiled_headers target)
-  if(NOT SPYRE_PRECOMPILED_HEADERS)
-    return()
-  endif()
-  cmake_parse_arguments(PCH "SYSTEMC;GTEST" "" "" ${ARGN})
-  set(headers <map> <string> <vector> <nlohmann/json.hpp>)
-  if(PCH_SYSTEMC)
-    list(APPEND headers <systemc> <tlm>)
-  endif()
-  if(PCH_GTEST)
-    list(APPEND headers <gtest/gtest.h>)
-  endif()
-  target_precompile_headers(${target} PRIVATE ${headers})
-endfunction()

@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include "compiler/layout.h"
 #include "runtime/data_format.h"
+
 #include "runtime/json_node.h"
 
 namespace spyre::compiler {

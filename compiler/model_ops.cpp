@@ -1,6 +1,7 @@
 #include "compiler/model_ops.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "runtime/error.h"

@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include "compiler/lx_problem.h"
 #include "compiler/lx_solver.h"
+
 #include "runtime/json_node.h"
 
 namespace spyre::compiler {

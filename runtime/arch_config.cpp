@@ -1,6 +1,7 @@
 #include "runtime/arch_config.h"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "runtime/error.h"

@@ -5,9 +5,15 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/error.h"
 
 namespace spyre {
+
+bool JsonNode::is_object() const { return value_->is_object(); }
+bool JsonNode::is_array() const { return value_->is_array(); }
+bool JsonNode::is_string() const { return value_->is_string(); }
 
 Json read_json_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

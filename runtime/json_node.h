@@ -7,11 +7,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "runtime/json_fwd.h"
 
 namespace spyre {
-
-using Json = nlohmann::ordered_json;  // ordered: N_ key order defines host dim order
 
 // Reads and parses a JSON file; malformed JSON or an unreadable file raise a
 // SpyreError naming the file (and line/column for syntax errors).
@@ -25,9 +23,9 @@ class JsonNode {
   const std::string& path() const { return path_; }
   const std::string& file() const { return file_; }
 
-  bool is_object() const { return value_->is_object(); }
-  bool is_array() const { return value_->is_array(); }
-  bool is_string() const { return value_->is_string(); }
+  bool is_object() const;
+  bool is_array() const;
+  bool is_string() const;
   bool has(const std::string& key) const;
 
   JsonNode at(const std::string& key) const;  // required member of an object

@@ -1,6 +1,7 @@
 #include "runtime/program_manifest.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "runtime/error.h"

@@ -2,6 +2,7 @@
 // relies on, so the simulator never runs on a half-understood kernel.
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/json_node.h"
 #include "sim/hw/busy_log.h"
 

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include "runtime/hazard.h"
 #include "runtime/host_io.h"
+
 #include "runtime/json_node.h"
 
 namespace spyre::sim {

@@ -80,7 +80,7 @@ std::vector<std::string> device_ops(const Graph& g) {
   return out;
 }
 
-Graph workload(const std::string& name, std::vector<int64_t> shape, int64_t dim = -1, int cores = 32) {
+Graph compiled_workload(const std::string& name, std::vector<int64_t> shape, int64_t dim = -1, int cores = 32) {
   WorkloadParams p;
   p.shape = std::move(shape);
   p.dim = dim;
@@ -90,20 +90,20 @@ Graph workload(const std::string& name, std::vector<int64_t> shape, int64_t dim 
 }
 
 TEST(Decompose, CompositeOpsBecomeSdscOpsAsTorchSpyreLowersThem) {
-  EXPECT_EQ(device_ops(workload("softmax", {64, 256})),
+  EXPECT_EQ(device_ops(compiled_workload("softmax", {64, 256})),
             (std::vector<std::string>{"max", "sub", "exp", "sum", "realdiv"}));
   // Softmax over rows reduces a non-stick dim.
-  EXPECT_EQ(device_ops(workload("softmax", {64, 256}, 0)),
+  EXPECT_EQ(device_ops(compiled_workload("softmax", {64, 256}, 0)),
             (std::vector<std::string>{"maxnonstick", "sub", "exp", "sumnonstick", "realdiv"}));
-  EXPECT_EQ(device_ops(workload("layernorm", {64, 256})),
+  EXPECT_EQ(device_ops(compiled_workload("layernorm", {64, 256})),
             (std::vector<std::string>{"exx2", "layernormscale", "layernormnorm"}));
-  EXPECT_EQ(device_ops(workload("rmsnorm", {64, 256})),
+  EXPECT_EQ(device_ops(compiled_workload("rmsnorm", {64, 256})),
             (std::vector<std::string>{"exx2_zeromean", "layernormscale", "layernormnorm"}));
-  EXPECT_EQ(device_ops(workload("linear", {64, 128, 256})), (std::vector<std::string>{"batchmatmul", "add"}));
-  EXPECT_EQ(device_ops(workload("mlp", {64, 128, 256})),
+  EXPECT_EQ(device_ops(compiled_workload("linear", {64, 128, 256})), (std::vector<std::string>{"batchmatmul", "add"}));
+  EXPECT_EQ(device_ops(compiled_workload("mlp", {64, 128, 256})),
             (std::vector<std::string>{"batchmatmul", "batchmatmul", "silu", "mul", "batchmatmul"}));
   // mean carries 1/N as a constant; clamp its bounds.
-  const Graph mean = workload("mean", {64, 256});
+  const Graph mean = compiled_workload("mean", {64, 256});
   EXPECT_FLOAT_EQ(mean.ops[0].attrs["constants"]["scaling_factor"].get<float>(), 1.0f / 256);
 }
 
@@ -136,7 +136,7 @@ TEST(Layouts, ConsumersChooseFreeLayoutsSoNoCopyIsNeeded) {
   for (const auto& op : attention.ops) EXPECT_FALSE(op.inserted) << op.type;
   // The linear weight W (out, in) is stored with its sticks along `out`, so
   // its transposed view is batchmatmul's KERNEL as it is.
-  const Graph linear = workload("linear", {64, 128, 256});
+  const Graph linear = compiled_workload("linear", {64, 128, 256});
   EXPECT_EQ(linear.tensors[static_cast<size_t>(linear.find("weight"))].layout.stick, 0);
 }
 
@@ -156,7 +156,7 @@ TEST(Layouts, RestickifyWhereAProducerFixedTheOtherStick) {
 }
 
 TEST(MemoryPlanning, HostTensorsAreArgumentsIntermediatesShareAPool) {
-  const Graph g = workload("softmax", {64, 256});
+  const Graph g = compiled_workload("softmax", {64, 256});
   ASSERT_EQ(g.bundles.size(), 1u);
   std::vector<std::string> args;
   for (int b : g.bundles[0].arguments) args.push_back(g.buffers[static_cast<size_t>(b)].name);

@@ -19,7 +19,7 @@ namespace {
 
 using test_workloads::small_decoder;
 
-Graph workload(const std::string& name, std::vector<int64_t> shape, int64_t dim = -1) {
+Graph model_graph(const std::string& name, std::vector<int64_t> shape, int64_t dim = -1) {
   WorkloadParams p;
   p.shape = std::move(shape);
   p.dim = dim;
@@ -106,7 +106,7 @@ TEST(PassTable, TheVerifierHoldsAfterEveryPassOfEveryWorkload) {
 
 TEST(PassTable, TheVerifierFindsBrokenGraphs) {
   const CompileOptions o = resolve_options(cores(4));
-  Graph g = compile(workload("softmax", {64, 256}), o);
+  Graph g = compile(model_graph("softmax", {64, 256}), o);
   EXPECT_EQ(verify_graph(g, o, "memory_planning"), std::vector<std::string>{});
   Graph split = g;
   split.ops[1].cores = 3;
@@ -148,7 +148,7 @@ TEST(PassTable, PrintAfterAndStopAfterShowTheGraphBetweenPasses) {
 }
 
 TEST(Pass, DecomposeTurnsModelOpsIntoDeviceOps) {
-  Graph g = before("decompose", workload("softmax", {64, 256}), cores(4));
+  Graph g = before("decompose", model_graph("softmax", {64, 256}), cores(4));
   EXPECT_EQ(op_types(g), (std::vector<std::string>{"softmax"}));
   run_pass("decompose", g, cores(4));
   EXPECT_EQ(op_types(g), (std::vector<std::string>{"max", "sub", "exp", "sum", "realdiv"}));
@@ -193,7 +193,7 @@ TEST(Pass, InsertRestickifyPlacesTheNotedCopies) {
 TEST(Pass, SpanReductionForcesTheSplitsTheSpanLimitNeeds) {
   CompileOptions o = cores(4);
   o.device.span_limit_bytes = 65536;  // the (64, 1024) fp16 tensors are 128 KiB
-  Graph g = before("span_reduction", workload("abs", {64, 1024}), o);
+  Graph g = before("span_reduction", model_graph("abs", {64, 1024}), o);
   EXPECT_TRUE(g.ops[0].span_splits.empty());
   run_pass("span_reduction", g, o);
   int64_t slices = 1;
@@ -202,7 +202,7 @@ TEST(Pass, SpanReductionForcesTheSplitsTheSpanLimitNeeds) {
 }
 
 TEST(Pass, WorkDistributionGivesEveryOpItsCores) {
-  Graph g = before("work_distribution", workload("softmax", {64, 256}), cores(32));
+  Graph g = before("work_distribution", model_graph("softmax", {64, 256}), cores(32));
   run_pass("work_distribution", g, cores(32));
   for (const auto& op : g.ops) {
     EXPECT_EQ(op.cores, 32) << op.type;
@@ -213,14 +213,14 @@ TEST(Pass, WorkDistributionGivesEveryOpItsCores) {
 TEST(Pass, LxSplitAlignmentMakesPointwiseOpsSliceLikeTheReductions) {
   // Softmax over rows: the reductions split the columns (out), the pointwise
   // ops the rows (mb) — until they adopt the reductions' slicing.
-  Graph g = before("lx_split_alignment", workload("softmax", {512, 1024}, 0), lx(4));
+  Graph g = before("lx_split_alignment", model_graph("softmax", {512, 1024}, 0), lx(4));
   EXPECT_EQ(g.ops[1].splits.at("mb"), 4);
   run_pass("lx_split_alignment", g, lx(4));
   for (const auto& op : g.ops) EXPECT_EQ(op.splits.at("out"), 4) << op.type;
 }
 
 TEST(Pass, CloneInputNodesClonesMultiUseInputs) {
-  Graph g = before("clone_input_nodes", workload("softmax", {64, 256}), lx(4));
+  Graph g = before("clone_input_nodes", model_graph("softmax", {64, 256}), lx(4));
   const size_t tensors = g.tensors.size();
   run_pass("clone_input_nodes", g, lx(4));
   ASSERT_EQ(g.tensors.size(), tensors + 1);
@@ -233,14 +233,14 @@ TEST(Pass, CloneInputNodesClonesMultiUseInputs) {
 }
 
 TEST(Pass, ScratchpadPlanningPlacesIntermediatesInLx) {
-  Graph g = before("scratchpad_planning", workload("softmax", {64, 256}), lx(4));
+  Graph g = before("scratchpad_planning", model_graph("softmax", {64, 256}), lx(4));
   run_pass("scratchpad_planning", g, lx(4));
   EXPECT_EQ(g.lx.placed, 5);  // the clone and the four intermediates
   for (const auto& t : g.tensors) EXPECT_EQ(t.in_lx, t.role == Role::Intermediate) << t.name;
 }
 
 TEST(Pass, MemoryPlanningGivesBuffersAndBundles) {
-  Graph g = before("memory_planning", workload("softmax", {64, 256}), cores(4));
+  Graph g = before("memory_planning", model_graph("softmax", {64, 256}), cores(4));
   EXPECT_TRUE(g.bundles.empty());
   run_pass("memory_planning", g, cores(4));
   ASSERT_EQ(g.bundles.size(), 1u);

@@ -1,6 +1,7 @@
 #include "sdsc_compare.h"
 
 #include <map>
+#include <nlohmann/json.hpp>
 
 namespace spyre::test {
 

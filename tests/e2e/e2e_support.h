@@ -2,6 +2,7 @@
 // Running bundles end to end from the tests: random inputs written as .npy,
 // outputs back as host arrays.
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <string>
@@ -32,6 +33,9 @@ void resplit(Json& top, const std::string& dsc_key, const std::map<std::string, 
              const std::function<std::map<std::string, int>(int)>& slice_of);
 
 // Largest |got - want| - rtol*|want| over all elements (<= atol passes).
+// The logistic function, the host reference of sigmoid and SiLU.
+inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
 double worst_excess(const std::vector<float>& got, const std::vector<double>& want, double rtol);
 
 }  // namespace spyre::test

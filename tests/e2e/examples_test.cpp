@@ -141,8 +141,6 @@ std::vector<double> matmul(const std::vector<float>& a, const std::vector<float>
   return c;
 }
 
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-
 TEST(Examples, RandomInputsMatchAnIndependentReference) {
   const std::vector<RandomCase> cases = {
       {"add", -2, 2, 4e-3, 4e-3,

@@ -38,7 +38,6 @@ sim::RunOutcome run_specs(const std::vector<SdscSpec>& specs, const Arrays& inpu
   return run_functional(dir.path(), inputs);
 }
 
-double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 double softplus(double x) { return x > 20 ? x : std::log1p(std::exp(x)); }
 
 struct UnaryCase {

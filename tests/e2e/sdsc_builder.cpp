@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "sdsc_builder.h"
 
 #include "runtime/numerics.h"

@@ -2,6 +2,7 @@
 // errors and the hazards visible while binding.
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "runtime/error.h"
 #include "runtime/program.h"

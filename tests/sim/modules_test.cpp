@@ -45,12 +45,12 @@ struct Initiator : sc_core::sc_module {
   }
 };
 
-ArchConfig arch() { return load_arch("", test::hand_derived_arch()); }
+ArchConfig hand_arch() { return load_arch("", test::hand_derived_arch()); }
 
 // LPDDR5 with one initiator, in a fresh SystemC context.
 struct MemoryBench {
   // `context` is initialized first, so the modules belong to a fresh context.
-  MemoryBench() : context((begin_systemc_context(), 0)), mem("mem", arch()), init("init") {
+  MemoryBench() : context((begin_systemc_context(), 0)), mem("mem", hand_arch()), init("init") {
     init.socket.bind(mem.socket);
   }
   int context;
@@ -113,7 +113,11 @@ TEST(Lpddr5, FullChannelQueuesPushBackOnTheInitiator) {
 // A core's DMA engine with its LX, on LPDDR5.
 struct DmaBench {
   DmaBench()
-      : context((begin_systemc_context(), 0)), a(arch()), mem("mem", a), lx("lx", a), port{0, 1.0 / a.dma.port_gbps} {}
+      : context((begin_systemc_context(), 0)),
+        a(hand_arch()),
+        mem("mem", a),
+        lx("lx", a),
+        port{0, 1.0 / a.dma.port_gbps} {}
   void attach(DmaEngine& dma) {
     dma.socket.bind(mem.socket);
     dma.lx_socket.bind(lx.socket);
@@ -240,7 +244,7 @@ TEST(Ring, ReduceGathersThenBroadcasts) {
 
 TEST(Corelet, EnginesRunOneThingAtATime) {
   begin_systemc_context();
-  const ArchConfig a = arch();
+  const ArchConfig a = hand_arch();
   Corelet c("c", 0, a);
   const double cycle = 1.0 / 1.5;
   // Through the export a core's compute port binds to.
@@ -252,7 +256,7 @@ TEST(Corelet, EnginesRunOneThingAtATime) {
 
 TEST(Scratchpad, PortsMoveTwoSticksPerCycle) {
   begin_systemc_context();
-  Scratchpad lx("lx", arch());
+  Scratchpad lx("lx", hand_arch());
   Initiator init("init");
   init.socket.bind(lx.socket);
   double first = 0, second = 0;
@@ -269,7 +273,7 @@ TEST(Scratchpad, PortsMoveTwoSticksPerCycle) {
 
 TEST(HostLink, LatencyPlusBandwidth) {
   MemoryBench bench;  // device memory behind the link
-  HostLink host("host", arch());
+  HostLink host("host", hand_arch());
   Initiator host_side("host_side");
   host_side.socket.bind(host.socket);
   host.device.bind(bench.mem.socket);
