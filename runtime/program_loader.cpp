@@ -453,6 +453,25 @@ class Binder {
     }
   }
 
+  // Views with back gaps interleave (the q, k and v heads of one fused QKV
+  // buffer): their ranges overlap but their sticks need not.
+  static bool share_sticks(const HostTensor& a, const HostTensor& b) {
+    if (!a.layout.has_gaps() && !b.layout.has_gaps()) return true;
+    const auto ra = a.layout.runs(), rb = b.layout.runs();
+    size_t i = 0, j = 0;
+    while (i < ra.size() && j < rb.size()) {
+      const int64_t a0 = a.address + ra[i].first, a1 = a0 + ra[i].second;
+      const int64_t b0 = b.address + rb[j].first, b1 = b0 + rb[j].second;
+      if (a0 < b1 && b0 < a1) return true;
+      if (a1 <= b1) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+    return false;
+  }
+
   void find_overlaps() {
     auto& hosts = program_.host_tensors;
     for (size_t i = 0; i < hosts.size(); ++i) {
@@ -460,7 +479,7 @@ class Binder {
         if (owner(static_cast<int>(i)) == owner(static_cast<int>(j))) continue;  // a view and its storage
         const int64_t a0 = hosts[i].address, a1 = a0 + hosts[i].layout.size_bytes();
         const int64_t b0 = hosts[j].address, b1 = b0 + hosts[j].layout.size_bytes();
-        if (a0 < b1 && b0 < a1) {
+        if (a0 < b1 && b0 < a1 && share_sticks(hosts[i], hosts[j])) {
           program_.hazards.push_back({"hbm_overlap",
                                       program_.name,
                                       "",

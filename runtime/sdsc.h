@@ -48,6 +48,12 @@ struct Allocation {
   // Optional per-allocation distribution (coordinates_.coreIdToWkSlice_); empty
   // means the tensor follows the SDSC's coreIdToWkSlice_.
   std::map<int, DimMap> core_slices;
+  // backGapCore_: elements of padding after a dim's extent, so the next dim's
+  // stride skips them. This is how torch-spyre writes a view into a larger
+  // buffer (one head group of a fused QKV output, one part of
+  // split_with_sizes): the view's extents plus the gaps give the buffer's
+  // strides. For the stick dim the gap is in elements, a whole number of sticks.
+  DimMap back_gap;
   std::string path;
 };
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -382,6 +383,7 @@ class SdscParser {
       for (int core : sdsc_.core_ids) {
         if (!a.start_address.count(core)) data.error("no start address for core " + std::to_string(core));
       }
+      if (auto gaps = node.find("backGapCore_")) a.back_gap = read_back_gaps(*gaps, a);
       if (auto coords = node.find("coordinates_")) {
         if (auto slices = coords->find("coreIdToWkSlice_")) a.core_slices = read_core_slices(*slices);
       }
@@ -393,6 +395,35 @@ class SdscParser {
         tree.error("no allocate node for " + sdsc_.tensors[t].name + " (ldsIdx_ " + std::to_string(t) + ")");
     }
     sdsc_.allocations = std::move(allocations);
+  }
+
+  // {"x": {"-1": "16"}}: key -1 is every core (HBM); LX tensors may list one
+  // value per core, which must agree (one layout per tensor).
+  DimMap read_back_gaps(const JsonNode& node, const Allocation& a) const {
+    DimMap gaps;
+    if (!node.is_object()) node.error("expected an object of dimension -> {core: gap}");
+    const PrimaryDsInfo& primary = sdsc_.primary_of(a.lds_index);
+    for (const auto& [key, per_core] : node.members()) {
+      const std::string d = dim_key(key);
+      if (std::find(a.layout_dims.begin(), a.layout_dims.end(), d) == a.layout_dims.end())
+        per_core.error("dimension '" + d + "' is not in this tensor's layoutDimOrder_");
+      if (!per_core.is_object() || per_core.size() == 0) per_core.error("expected an object of core id -> gap");
+      std::optional<int64_t> gap;
+      for (const auto& [core, value] : per_core.members()) {
+        const int64_t g = value.as_int();
+        if (g < 0) value.error("a back gap cannot be negative");
+        if (gap && *gap != g)
+          value.error("unsupported: back gaps of dimension '" + d + "' that differ between cores (" +
+                      std::to_string(*gap) + " and " + std::to_string(g) + ")");
+        gap = g;
+      }
+      if (d == primary.stick_dim && *gap % primary.stick_elems != 0) {
+        per_core.error("a back gap of " + std::to_string(*gap) + " elements on the stick dimension '" + d +
+                       "' is not a whole number of " + std::to_string(primary.stick_elems) + "-element sticks");
+      }
+      if (*gap > 0) gaps[d] = *gap;
+    }
+    return gaps;
   }
 
   void read_constants(const JsonNode& dsc) {

@@ -8,9 +8,10 @@
 namespace spyre {
 
 TensorLayout::TensorLayout(const std::vector<std::string>& dims_innermost_first, const DimMap& extents,
-                           const std::string& stick_dim, int64_t stick_elems, int elem_bytes)
+                           const std::string& stick_dim, int64_t stick_elems, int elem_bytes, const DimMap& back_gap)
     : stick_dim_(stick_dim), stick_elems_(stick_elems), elem_bytes_(elem_bytes) {
   int64_t running = stick_elems * elem_bytes;  // one stick
+  data_ = running;
   for (const auto& name : dims_innermost_first) {
     LayoutDim d;
     d.name = name;
@@ -18,8 +19,11 @@ TensorLayout::TensorLayout(const std::vector<std::string>& dims_innermost_first,
     d.extent = it == extents.end() ? 1 : it->second;
     d.stick = name == stick_dim;
     d.count = d.stick ? (d.extent + stick_elems - 1) / stick_elems : d.extent;
+    auto gap = back_gap.find(name);
+    if (gap != back_gap.end()) d.gap = d.stick ? gap->second / stick_elems : gap->second;
     d.stride = running;
-    running *= d.count;
+    running *= d.count + d.gap;
+    data_ *= d.count;
     dims_.push_back(d);
   }
   size_ = running;
@@ -104,6 +108,12 @@ std::vector<std::pair<int64_t, int64_t>> TensorLayout::box_runs(const DimMap& or
   return merged;
 }
 
+std::vector<std::pair<int64_t, int64_t>> TensorLayout::runs(size_t max_runs) const {
+  DimMap extent;
+  for (const auto& d : dims_) extent[d.name] = d.extent;
+  return box_runs({}, extent, max_runs);
+}
+
 bool TensorLayout::same_bytes_as(const TensorLayout& other) const {
   if (elem_bytes_ != other.elem_bytes_ || stick_elems_ != other.stick_elems_ || size_ != other.size_) return false;
   auto steps = [](const std::vector<LayoutDim>& dims) {
@@ -119,7 +129,8 @@ bool TensorLayout::same_bytes_as(const TensorLayout& other) const {
 std::string TensorLayout::describe() const {
   std::string out;
   for (auto it = dims_.rbegin(); it != dims_.rend(); ++it) {
-    out += "[" + it->name + ":" + std::to_string(it->count) + (it->stick ? " sticks]" : "]");
+    out += "[" + it->name + ":" + std::to_string(it->count) + (it->gap ? "+" + std::to_string(it->gap) : "") +
+           (it->stick ? " sticks]" : "]");
   }
   out += "[" + std::to_string(stick_elems_) + " x " + std::to_string(elem_bytes_) + "B]";
   return out;
@@ -195,7 +206,13 @@ TensorLayout allocation_layout(const Sdsc& sdsc, int lds_index) {
   const PrimaryDsInfo& primary = sdsc.primary_of(lds_index);
   const DimMap extents = tensor_extents(sdsc, lds_index, alloc.component == MemComponent::Lx);
   return TensorLayout(alloc.layout_dims, extents, primary.stick_dim, primary.stick_elems,
-                      word_bytes(sdsc.tensors.at(lds_index).format));
+                      word_bytes(sdsc.tensors.at(lds_index).format), alloc.back_gap);
+}
+
+TensorLayout whole_tensor_layout(const Sdsc& sdsc, int lds_index) {
+  const PrimaryDsInfo& primary = sdsc.primary_of(lds_index);
+  return TensorLayout(sdsc.allocations.at(lds_index).layout_dims, tensor_extents(sdsc, lds_index, /*per_core=*/false),
+                      primary.stick_dim, primary.stick_elems, word_bytes(sdsc.tensors.at(lds_index).format));
 }
 
 }  // namespace spyre

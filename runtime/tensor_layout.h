@@ -32,18 +32,24 @@ struct LayoutDim {
   int64_t extent = 1;  // logical elements
   int64_t count = 1;   // memory units: sticks for the stick dimension, elements otherwise
   int64_t stride = 0;  // bytes between consecutive units
+  int64_t gap = 0;     // units of padding after the last one (backGapCore_)
   bool stick = false;
 };
 
 class TensorLayout {
  public:
   TensorLayout() = default;
+  // back_gap: elements of padding after a dim (a view into a larger buffer).
   TensorLayout(const std::vector<std::string>& dims_innermost_first, const DimMap& extents,
-               const std::string& stick_dim, int64_t stick_elems, int elem_bytes);
+               const std::string& stick_dim, int64_t stick_elems, int elem_bytes, const DimMap& back_gap = {});
 
   const std::vector<LayoutDim>& dims() const { return dims_; }
   const LayoutDim* find(const std::string& name) const;
+  // The address range from the first byte to the end of the outermost dim's
+  // gap: what the tensor spans. data_bytes() counts only the sticks it holds.
   int64_t size_bytes() const { return size_; }
+  int64_t data_bytes() const { return data_; }
+  bool has_gaps() const { return data_ != size_; }
   int64_t stick_elems() const { return stick_elems_; }
   int elem_bytes() const { return elem_bytes_; }
   const std::string& stick_dim() const { return stick_dim_; }
@@ -67,7 +73,9 @@ class TensorLayout {
   // and stick size, and the same (count, stride) steps once size-1 dims are
   // dropped. Dim names are per SDSC, so they are not compared.
   bool same_bytes_as(const TensorLayout& other) const;
-  // Outermost first, e.g. "[out:16 sticks][mb:512][64 x 2B]".
+  // The tensor's sticks as contiguous byte runs from its first byte.
+  std::vector<std::pair<int64_t, int64_t>> runs(size_t max_runs = 65536) const;
+  // Outermost first, e.g. "[out:16 sticks][mb:512][64 x 2B]"; a gap shows as "[x:32+16]".
   std::string describe() const;
 
  private:
@@ -76,6 +84,7 @@ class TensorLayout {
   int64_t stick_elems_ = 64;
   int elem_bytes_ = 2;
   int64_t size_ = 0;
+  int64_t data_ = 0;
 };
 
 // The per-core part of a tensor in one SDSC.
@@ -96,5 +105,9 @@ DimMap tensor_extents(const Sdsc& sdsc, int lds_index, bool per_core);
 Box core_box(const Sdsc& sdsc, int lds_index, int core);
 // Layout of a tensor as allocated: HBM with full extents, LX with per-core ones.
 TensorLayout allocation_layout(const Sdsc& sdsc, int lds_index);
+// The whole tensor laid out densely in the allocation's dim order (full
+// extents, no gaps): the frame in which two SDSCs that name dims differently
+// (mb/y/i in one, mb/out in the next) agree on which bytes a core holds.
+TensorLayout whole_tensor_layout(const Sdsc& sdsc, int lds_index);
 
 }  // namespace spyre

@@ -20,18 +20,15 @@ struct Value {
   bool read = false;
 };
 
-// A core's part of a tensor as (first, extent) per layout dim that has more
-// than one unit, innermost first: dim names differ between SDSCs, the layout
-// order does not.
-std::vector<std::pair<int64_t, int64_t>> layout_part(const TensorBinding& b, int core) {
-  std::vector<std::pair<int64_t, int64_t>> part;
-  const Box& box = b.core_box.at(core);
-  for (const auto& d : b.layout.dims()) {
-    if (d.count <= 1) continue;
-    const auto o = box.origin.find(d.name);
-    const auto e = box.extent.find(d.name);
-    part.emplace_back(o == box.origin.end() ? 0 : o->second, e == box.extent.end() ? 1 : e->second);
-  }
+// A core's part of a tensor: the byte runs its box covers in the whole
+// tensor laid out densely, after the whole tensor's size. Dim names and
+// splits of the stick differ between SDSCs (one writes [mb, y, x, i], the
+// next reads [mb, out, x] with y x i = out); the bytes do not.
+std::vector<std::pair<int64_t, int64_t>> layout_part(const Kernel& kernel, size_t tensor, int core) {
+  const TensorLayout whole = whole_tensor_layout(*kernel.sdsc, static_cast<int>(tensor));
+  const Box& box = kernel.tensors[tensor].core_box.at(core);
+  std::vector<std::pair<int64_t, int64_t>> part{{whole.size_bytes(), 0}};
+  for (const auto& run : whole.box_runs(box.origin, box.extent)) part.push_back(run);
   return part;
 }
 
@@ -81,7 +78,7 @@ class LxValueTracker {
         if (!lx_written(b)) continue;
         for (const auto& [core, address] : b.lx_address) {
           latest[{core, address, b.layout.size_bytes()}] = values_.size();
-          values_.push_back({k, t, address, b.layout.size_bytes(), layout_part(b, core)});
+          values_.push_back({k, t, address, b.layout.size_bytes(), layout_part(kernel, t, core)});
         }
       }
     }
@@ -140,7 +137,7 @@ class LxValueTracker {
           wiped_bundle = program_.bundles[static_cast<size_t>(program_.kernels[v.kernel].bundle)].name;
           continue;
         }
-        if (layout_part(b, core) != v.part) {
+        if (layout_part(kernel, t, core) != v.part) {
           mismatch.push_back(core);
           mismatch_detail =
               "core " + std::to_string(core) + "'s LX holds the slice " + program_.kernels[v.kernel].label +

@@ -48,7 +48,7 @@ double Card::host_transfers(bool upload) {
     payload.set_address(static_cast<uint64_t>(h.address));
     payload.set_data_ptr(nullptr);
     WideLength length;
-    length.bytes = h.layout.size_bytes();
+    length.bytes = h.layout.data_bytes();  // a view with gaps moves only its own sticks
     ActivityLabel label((upload ? "upload " : "download ") + h.name);
     ScopedExtension<WideLength> with_length(payload, length);
     ScopedExtension<ActivityLabel> with_label(payload, label);

@@ -151,7 +151,7 @@ void add_tensors(RunReport& r, const Program& program) {
     t.dims = h.dims;
     t.shape = h.shape;
     t.address = h.address;
-    t.device_bytes = h.layout.size_bytes();
+    t.device_bytes = h.layout.data_bytes();
     t.layout = h.layout.describe();
     r.tensors.push_back(t);
   }

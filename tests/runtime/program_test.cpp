@@ -56,6 +56,43 @@ TEST(TensorLayout, PadsTheStickDimToWholeSticks) {
   EXPECT_FALSE(l.same_bytes_as(transposed));
 }
 
+TEST(TensorLayout, BackGapsWidenTheNextStride) {
+  // The query heads of a fused QKV output (512 rows of 48 heads x 2 sticks):
+  // 32 heads, then a gap of 16 heads, make a row 96 sticks long.
+  TensorLayout q({"out", "x", "mb", "i"}, {{"out", 2}, {"x", 32}, {"mb", 512}, {"i", 64}}, "i", 64, 2, {{"x", 16}});
+  EXPECT_EQ(q.find("x")->stride, 2 * 128);
+  EXPECT_EQ(q.find("mb")->stride, 96 * 128);
+  EXPECT_EQ(q.offset({{"mb", 1}, {"x", 1}, {"out", 1}, {"i", 3}}), 96 * 128 + 2 * 128 + 128 + 3 * 2);
+  EXPECT_EQ(q.size_bytes(), 512 * 96 * 128);
+  EXPECT_EQ(q.data_bytes(), 512 * 64 * 128);  // only the view's own sticks
+  EXPECT_TRUE(q.has_gaps());
+  EXPECT_EQ(q.describe(), "[i:1 sticks][mb:512][x:32+16][out:2][64 x 2B]");
+  // One run per row: the gap breaks the rows apart.
+  const auto runs = q.runs();
+  ASSERT_EQ(runs.size(), 512u);
+  EXPECT_EQ(runs[1], std::make_pair(int64_t{96 * 128}, int64_t{64 * 128}));
+  // A gap on the stick dim is in elements: 128 elements are two sticks.
+  TensorLayout wide({"out", "mb"}, {{"out", 128}, {"mb", 4}}, "out", 64, 2, {{"out", 128}});
+  EXPECT_EQ(wide.find("mb")->stride, 4 * 128);
+}
+
+TEST(Program, ViewsIntoOneFusedQkvBufferInterleave) {
+  // sdpa reads q, k and v as three views of the QKV projection's output: each
+  // start address is the buffer plus the view's head offset, each layout has
+  // a back gap (x: 16 for q, x: 40 for k, mb: 40 for v) so rows are 96 sticks.
+  Program p = load_program(bundle_path("torch-spyre/granite_layer_prefill/sdpa"), DeviceLimits{});
+  const TensorLayout& q = p.kernels[1].tensors[1].layout;
+  EXPECT_EQ(q.find("mb")->stride, 96 * 128);
+  EXPECT_EQ(q.find("x")->gap, 16);
+  const int64_t qkv = 2 * DeviceLimits{}.segment_bytes;
+  EXPECT_EQ(p.kernels[1].tensors[1].hbm_base, qkv);
+  EXPECT_EQ(p.kernels[4].tensors[1].hbm_base, qkv + 32 * 2 * 128);         // k: after 32 query heads
+  EXPECT_EQ(p.kernels[17].tensors[0].hbm_base, qkv + (32 + 8) * 2 * 128);  // v: after 8 key heads
+  for (const char* name : {"arg2", "arg2_8192", "arg2_10240"}) EXPECT_NE(p.find_host_tensor(name), nullptr) << name;
+  // Their ranges overlap, their sticks do not: no hbm_overlap.
+  for (const auto& h : p.hazards) EXPECT_NE(h.kind, "hbm_overlap") << h.detail;
+}
+
 TEST(Program, SymbolicBundleArgumentsAreSegments) {
   Program p = load_program(cli_bundle("softmax"), DeviceLimits{});
   ASSERT_EQ(p.kernels.size(), 6u);

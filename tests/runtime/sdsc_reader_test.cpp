@@ -47,7 +47,29 @@ TEST(SdscReader, ParsesEveryTorchSpyreExample) {
     EXPECT_EQ(error_of([&] { read_sdsc(entry.path().string()); }), "") << entry.path();
     ++files;
   }
-  EXPECT_EQ(files, 48);
+  EXPECT_EQ(files, 77);
+}
+
+TEST(SdscReader, ReadsBackGaps) {
+  Sdsc s = read_sdsc(bundle_path("torch-spyre/granite_layer_prefill/sdpa/sdsc_1.json"));
+  EXPECT_EQ(s.allocations[1].back_gap, (DimMap{{"x", 16}}));
+  EXPECT_TRUE(s.allocations[0].back_gap.empty());
+}
+
+TEST(SdscReader, BadBackGapsAreRejected) {
+  auto with_gap = [](const Json& gap) {
+    Json doc = seed_abs();
+    dsc(doc)["scheduleTree_"][0]["backGapCore_"] = gap;
+    return parse_error(doc);
+  };
+  EXPECT_EQ(with_gap(Json::parse(R"({"c0": {"-1": "2"}})")), "");
+  EXPECT_NE(with_gap(Json::parse(R"({"c1": {"-1": "10"}})")).find("not a whole number of 64-element sticks"),
+            std::string::npos);
+  EXPECT_NE(with_gap(Json::parse(R"({"zz": {"-1": "1"}})")).find("'zz' is not in this tensor's layoutDimOrder_"),
+            std::string::npos);
+  EXPECT_NE(with_gap(Json::parse(R"({"c0": {"0": "1", "1": "2"}})")).find("differ between cores (1 and 2)"),
+            std::string::npos);
+  EXPECT_NE(with_gap(Json::parse(R"({"c0": {"-1": "-3"}})")).find("cannot be negative"), std::string::npos);
 }
 
 TEST(SdscReader, ReadsReductionScalesAndConstants) {
