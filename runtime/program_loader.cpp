@@ -11,6 +11,7 @@
 
 #include "runtime/bundle_mlir.h"
 #include "runtime/error.h"
+#include "runtime/layout_mismatch.h"
 #include "runtime/program.h"
 #include "runtime/program_manifest.h"
 #include "runtime/text.h"
@@ -130,6 +131,9 @@ class Binder {
     program_.name = name;
     if (manifest_) settle_manifest_roles();
     name_host_tensors();
+    if (!manifest_) {
+      for (auto& h : settle_layout_meanings(program_)) program_.hazards.push_back(std::move(h));
+    }
     find_overlaps();
     return std::move(program_);
   }
@@ -364,18 +368,8 @@ class Binder {
     const std::string use = launch.file + " " + t.name;
     auto it = host_index_.find(b.hbm_base);
     if (it != host_index_.end()) {
-      HostTensor& h = program_.host_tensors[it->second];
-      if (!h.layout.same_bytes_as(b.layout) || h.format != t.format) {
-        program_.hazards.push_back({"layout_mismatch",
-                                    program_.bundles[static_cast<size_t>(bundle_)].name,
-                                    launch.file,
-                                    t.name,
-                                    {},
-                                    -1,
-                                    "accesses HBM " + std::to_string(b.hbm_base) + " as " + b.layout.describe() + " " +
-                                        data_format_name(t.format) + " but " + h.first_use + " uses it as " +
-                                        h.layout.describe() + " " + data_format_name(h.format)});
-      }
+      // A different layout over the same bytes is judged in program order
+      // (settle_layout_meanings): harmless when elementwise ops carry it.
       return it->second;
     }
     HostTensor h;
