@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <set>
 
+#include "runtime/bundle_dir.h"
 #include "runtime/bundle_mlir.h"
 #include "runtime/error.h"
 #include "runtime/layout_mismatch.h"
@@ -53,13 +53,14 @@ struct Launch {
   std::string file;
   std::map<int64_t, int64_t> symbols;
   int line = 0;
+  std::string mlir;  // the IR file naming it ("" in a dump without IR)
 };
 
 std::vector<Launch> list_launches(const fs::path& dir, const DeviceLimits& limits, bool& has_mlir) {
   std::vector<Launch> launches;
-  const fs::path mlir = dir / "bundle.mlir";
-  has_mlir = fs::exists(mlir);
-  if (has_mlir) {
+  const BundleFiles files = list_bundle_files(dir);
+  has_mlir = !files.mlir.empty();
+  for (const auto& mlir : files.mlir) {
     BundleMlir bundle = read_bundle_mlir(mlir.string(), [&](size_t i) {
       if (static_cast<int>(i) >= limits.segments || static_cast<int>(i) == limits.program_segment) {
         fail(mlir.string(), "",
@@ -68,33 +69,18 @@ std::vector<Launch> list_launches(const fs::path& dir, const DeviceLimits& limit
       }
       return static_cast<int64_t>(i) * limits.segment_bytes;
     });
-    for (const auto& l : bundle.launches) launches.push_back({l.sdsc_file, l.symbols, l.line});
-    if (launches.empty()) fail(mlir.string(), "", "the bundle launches no sdsc_execute");
-    return launches;
+    for (const auto& l : bundle.launches) launches.push_back({l.sdsc_file, l.symbols, l.line, mlir.string()});
+    if (bundle.launches.empty()) fail(mlir.string(), "", "the bundle launches no sdsc_execute");
   }
-  static const std::regex numbered(R"(sdsc_(\d+)\.json)");
-  std::vector<std::pair<long, std::string>> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    std::smatch m;
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && std::regex_match(name, m, numbered)) files.emplace_back(std::stol(m[1]), name);
-  }
-  if (files.empty()) {
-    std::vector<std::string> sub;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-      if (entry.is_directory() &&
-          (fs::exists(entry.path() / "bundle.mlir") || fs::exists(entry.path() / "sdsc_0.json"))) {
-        sub.push_back(entry.path().filename().string());
-      }
-    }
-    std::sort(sub.begin(), sub.end());
-    const std::string hint = join(sub, ", ");
+  if (has_mlir) return launches;
+  if (files.sdscs.empty()) {
+    const std::vector<std::string> sub = bundles_inside(dir);
     fail(dir.string(), "",
          sub.empty() ? "no bundle.mlir and no sdsc_N.json files: not a bundle directory"
-                     : "not a bundle itself; it holds the bundles " + hint + " (run one of them)");
+                     : "not a bundle itself; it holds the bundles " + join(sub, ", ") +
+                           " (run one of them, or run the folder as a kernel cache)");
   }
-  std::sort(files.begin(), files.end());
-  for (const auto& [n, name] : files) launches.push_back({name, {}, 0});
+  for (const auto& name : files.sdscs) launches.push_back({name, {}, 0, ""});
   return launches;
 }
 
@@ -122,7 +108,7 @@ class Binder {
     const std::vector<Launch> launches = list_launches(dir_, limits_, info.has_mlir);
     program_.bundles.push_back(info);
     used_segments_.clear();
-    for (const auto& l : launches) load_sdsc(l.file);
+    for (const auto& l : launches) load_sdsc(l.file, l.mlir);
     reserve_literal_segments(launches);
     for (const auto& l : launches) bind_launch(l);
   }
@@ -171,11 +157,11 @@ class Binder {
     }
   }
 
-  const Sdsc& load_sdsc(const std::string& file) {
+  const Sdsc& load_sdsc(const std::string& file, const std::string& mlir) {
     const fs::path path = dir_ / file;
     auto it = sdscs_.find(path.string());
     if (it != sdscs_.end()) return *it->second;
-    if (!fs::exists(path)) fail((dir_ / "bundle.mlir").string(), "", "names " + file + ", which does not exist");
+    if (!fs::exists(path)) fail(mlir, "", "names " + file + ", which does not exist");
     auto sdsc = std::make_shared<Sdsc>(read_sdsc(path.string()));
     for (int core : sdsc->core_ids) {
       if (core >= limits_.cores) {

@@ -1,6 +1,8 @@
 // Binding bundles: layouts, start addresses, host tensors, address-space
 // errors and the hazards visible while binding.
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -172,6 +174,30 @@ TEST(Program, ElementwiseOpOverUnalikeOperandsIsALayoutMismatch) {
             "reads HBM 0 as [mb:256][out:8 sticks][64 x 2B] SEN169_FP16 but sdsc_0.json Tensor2 wrote it as "
             "[x:1][out:8 sticks][mb:256][64 x 2B] SEN169_FP16; its operands are not permuted alike, so it combines "
             "elements of different positions");
+}
+
+// torch-spyre forks write sdsc_<N>_<op>.json and some dumps bundle_0.mlir:
+// the same kernels, run in the same order.
+TEST(Program, SdscAndBundleFilesNamedOtherwise) {
+  const std::string softmax = cli_bundle("softmax");
+  const Program reference = load_program(softmax, DeviceLimits{});
+  test::TempDir renamed;
+  test::copy_bundle(softmax, renamed.path());
+  std::filesystem::rename(renamed.file("bundle.mlir"), renamed.file("bundle_0.mlir"));
+  const Program p = load_program(renamed.path(), DeviceLimits{});
+  ASSERT_EQ(p.kernels.size(), reference.kernels.size());
+  EXPECT_TRUE(p.bundles[0].has_mlir);
+
+  test::TempDir fork;
+  const std::vector<std::string> names = {"sdsc_0_identity.json", "sdsc_1_max.json", "sdsc_2_sub.json",
+                                          "sdsc_3_exp.json",      "sdsc_4_sum.json", "sdsc_10_realdiv.json"};
+  for (size_t i = 0; i < 5; ++i)
+    std::filesystem::copy_file(test::bundle_path("torch-spyre/spyre-cli/softmax/sdsc_" + std::to_string(i) + ".json"),
+                               fork.file(names[i]));
+  std::filesystem::copy_file(test::bundle_path("torch-spyre/spyre-cli/softmax/sdsc_5.json"), fork.file(names[5]));
+  const Program q = load_program(fork.path(), DeviceLimits{});
+  ASSERT_EQ(q.kernels.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(q.kernels[i].label, names[i]);  // by number: 10 after 4
 }
 
 TEST(Program, DirectoryErrors) {
