@@ -2,6 +2,7 @@
 // subcommand is one add_* function: its options and what it does.
 
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -13,10 +14,12 @@
 #include "compiler/lx_solver.h"
 #include "compiler/plan_job.h"
 #include "runtime/arch_config.h"
+#include "runtime/bundle_dir.h"
 #include "runtime/error.h"
 #include "runtime/hazard.h"
 #include "runtime/text.h"
 #include "sim/run_bundle.h"
+#include "sim/run_kernel_cache.h"
 #include "studies/study_softmax_lx.h"
 
 namespace {
@@ -50,6 +53,29 @@ void add_arch_options(CLI::App* cmd, ArchOptions& arch) {
 
 std::string solver_list() { return spyre::join(spyre::compiler::lx_solver_names(), ", "); }
 
+// A folder of kernel directories without a program.json: torch-spyre's kernel cache.
+bool is_kernel_cache(const std::string& dir) {
+  return std::filesystem::is_directory(dir) && !spyre::is_bundle_dir(dir) &&
+         !std::filesystem::exists(std::filesystem::path(dir) / "program.json") && !spyre::bundles_inside(dir).empty();
+}
+
+void add_order_option(CLI::App* cmd, std::string& order) {
+  cmd->add_option("--order", order,
+                  "Kernel cache: the kernels' run order, a file listing directory names or torch-spyre's generated "
+                  "wrapper code (NAME.run(...) calls; default: a *.py wrapper in the folder, else name order)");
+}
+
+int report_mismatches(const spyre::sim::RunOutcome& outcome, const spyre::sim::RunOptions& run) {
+  for (const auto& c : outcome.report.comparisons) {
+    if (c.passed) continue;
+    std::cerr << "spyre-sim: " << c.name << " differs from " << run.expect_dir << "/" << c.name
+              << ".npy: " << c.mismatches << " of " << c.elements << " elements outside rtol " << run.rtol << " atol "
+              << run.atol << "; worst at " << c.worst_coords << ": got " << c.got << ", expected " << c.expected
+              << "\n";
+  }
+  return kExpectMismatch;
+}
+
 Subcommand add_run(CLI::App& app) {
   struct Options {
     spyre::sim::RunOptions run;
@@ -57,11 +83,15 @@ Subcommand add_run(CLI::App& app) {
     std::string output_dtype = "fp32";
     float fill = 0;
     bool quiet = false, strict = false;
+    std::string order;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Execute a SuperDSC bundle on the card model");
-  cmd->add_option("bundle", o->run.bundle, "Bundle directory (bundle.mlir + sdsc_N.json, or sdsc_N.json alone)")
+  cmd->add_option("bundle", o->run.bundle,
+                  "Bundle directory (bundle.mlir + sdsc_N.json, or sdsc_N.json alone), or a folder of kernel "
+                  "directories (torch-spyre's inductor-spyre cache): each kernel runs, then the total")
       ->required();
+  add_order_option(cmd, o->order);
   cmd->add_option("--inputs", o->run.inputs_dir,
                   "Directory of input .npy files named by argument (arg0.npy, ...); enables functional mode");
   auto* fill = cmd->add_option("--fill", o->fill, "Fill every input without a file with this value (functional mode)");
@@ -88,6 +118,21 @@ Subcommand add_run(CLI::App& app) {
             run.output_dtype = o->output_dtype == "fp16" ? "f2" : "f4";
             run.arch_path = o->arch.path;
             run.arch_overrides = o->arch.overrides;
+            if (is_kernel_cache(run.bundle)) {
+              const auto cache = spyre::sim::run_kernel_cache(run, o->order);
+              if (!o->quiet) std::cout << spyre::sim::cache_report_table(cache);
+              for (const auto& k : cache.kernels) {
+                if (o->strict && !k.outcome.report.hazards.empty()) {
+                  std::cerr << "spyre-sim: --strict: " << k.name << ": "
+                            << spyre::format_hazard(k.outcome.report.hazards.front()) << "\n";
+                  return kHazardsFound;
+                }
+              }
+              for (const auto& k : cache.kernels) {
+                if (k.outcome.expect_failed) return report_mismatches(k.outcome, run);
+              }
+              return kOk;
+            }
             const auto outcome = spyre::sim::run_bundle(run);
             if (!o->quiet) std::cout << spyre::sim::report_table(outcome.report);
             if (o->strict && !outcome.report.hazards.empty()) {
@@ -95,14 +140,7 @@ Subcommand add_run(CLI::App& app) {
               return kHazardsFound;
             }
             if (!outcome.expect_failed) return kOk;
-            for (const auto& c : outcome.report.comparisons) {
-              if (c.passed) continue;
-              std::cerr << "spyre-sim: " << c.name << " differs from " << run.expect_dir << "/" << c.name
-                        << ".npy: " << c.mismatches << " of " << c.elements << " elements outside rtol " << run.rtol
-                        << " atol " << run.atol << "; worst at " << c.worst_coords << ": got " << c.got << ", expected "
-                        << c.expected << "\n";
-            }
-            return kExpectMismatch;
+            return report_mismatches(outcome, run);
           }};
 }
 
@@ -110,17 +148,30 @@ Subcommand add_check(CLI::App& app) {
   struct Options {
     spyre::sim::RunOptions run;
     ArchOptions arch;
+    std::string order;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "check", "Static and dynamic checks of a bundle or program; exit 0 only if clean (docs/hazards.md)");
-  cmd->add_option("bundle", o->run.bundle, "Bundle or program directory")->required();
+  cmd->add_option("bundle", o->run.bundle, "Bundle or program directory, or a folder of kernel directories")
+      ->required();
+  add_order_option(cmd, o->order);
   cmd->add_flag("--vf", o->run.vf, "Also: LX is wiped at every bundle boundary (VF multi-tenancy)");
   cmd->add_option("--report", o->run.report_path, "Write the JSON report (hazards[]) here");
   add_arch_options(cmd, o->arch);
   return {cmd, [o] {
             o->run.arch_path = o->arch.path;
             o->run.arch_overrides = o->arch.overrides;
+            if (is_kernel_cache(o->run.bundle)) {
+              const auto cache = spyre::sim::run_kernel_cache(o->run, o->order);
+              for (const auto& k : cache.kernels) {
+                for (const auto& h : k.outcome.report.hazards) std::cout << spyre::format_hazard(h) << "\n";
+              }
+              std::cout << o->run.bundle << ": "
+                        << (cache.total_hazards == 0 ? "clean" : std::to_string(cache.total_hazards) + " hazards")
+                        << " (" << cache.kernels.size() << " kernels)\n";
+              return cache.total_hazards == 0 ? kOk : kHazardsFound;
+            }
             const auto outcome = spyre::sim::run_bundle(o->run);
             for (const auto& h : outcome.report.hazards) std::cout << spyre::format_hazard(h) << "\n";
             const size_t n = outcome.report.hazards.size();

@@ -15,6 +15,13 @@ bool JsonNode::is_object() const { return value_->is_object(); }
 bool JsonNode::is_array() const { return value_->is_array(); }
 bool JsonNode::is_string() const { return value_->is_string(); }
 
+void write_json_file(const std::string& path, const Json& json) {
+  std::ofstream out(path);
+  if (!out) fail(path, "", "cannot create file");
+  out << json.dump(1) << "\n";
+  if (!out) fail(path, "", "write failed");
+}
+
 Json read_json_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "", "cannot open file");

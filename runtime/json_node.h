@@ -14,6 +14,8 @@ namespace spyre {
 // Reads and parses a JSON file; malformed JSON or an unreadable file raise a
 // SpyreError naming the file (and line/column for syntax errors).
 Json read_json_file(const std::string& path);
+// Writes json indented by one space (reports, traces); failures name the file.
+void write_json_file(const std::string& path, const Json& json);
 
 class JsonNode {
  public:

@@ -1,7 +1,6 @@
 #include "sim/run_bundle.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "runtime/error.h"
 #include "runtime/host_io.h"
@@ -11,17 +10,6 @@
 namespace fs = std::filesystem;
 
 namespace spyre::sim {
-
-namespace {
-
-void write_json(const std::string& path, const Json& json) {
-  std::ofstream out(path);
-  if (!out) fail(path, "", "cannot create file");
-  out << json.dump(1) << "\n";
-  if (!out) fail(path, "", "write failed");
-}
-
-}  // namespace
 
 RunOutcome run_bundle(const RunOptions& o) {
   const ArchConfig arch = load_arch(o.arch_path, o.arch_overrides);
@@ -80,8 +68,8 @@ RunOutcome run_bundle(const RunOptions& o) {
       fail(o.expect_dir, "", "holds none of the output references (" + join(names, ", ") + ")");
     }
   }
-  if (!o.report_path.empty()) write_json(o.report_path, report_to_json(outcome.report));
-  if (!o.trace_path.empty()) write_json(o.trace_path, sim.trace);
+  if (!o.report_path.empty()) write_json_file(o.report_path, report_to_json(outcome.report));
+  if (!o.trace_path.empty()) write_json_file(o.trace_path, sim.trace);
   return outcome;
 }
 

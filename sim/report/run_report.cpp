@@ -6,14 +6,13 @@
 
 namespace spyre::sim {
 
-namespace {
-
-// Fixed decimals keep reports byte-identical across runs and readable in diffs.
 double rounded(double value, int decimals) {
   double scale = 1;
   for (int i = 0; i < decimals; ++i) scale *= 10;
   return static_cast<double>(static_cast<long long>(value * scale + (value >= 0 ? 0.5 : -0.5))) / scale;
 }
+
+namespace {
 
 std::string fmt(const char* format, double value) {
   char buf[64];

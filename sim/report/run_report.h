@@ -72,6 +72,8 @@ struct RunReport {
 };
 
 Json report_to_json(const RunReport& report);
+// Fixed decimals keep reports byte-identical across runs and readable in diffs.
+double rounded(double value, int decimals);
 std::string report_table(const RunReport& report);
 
 }  // namespace spyre::sim

@@ -117,6 +117,50 @@ void expect_one_line_error(const std::string& args, const std::string& fragment)
   EXPECT_NE(r.output.find(fragment), std::string::npos) << r.output;
 }
 
+// A folder of kernel directories, as torch-spyre's inductor-spyre cache holds
+// them: each kernel runs in the order its number says (the fused gate/up
+// kernel 0, then the down projection 1), then the total.
+TEST(Cli, RunsAKernelCacheKernelByKernel) {
+  TempDir dir;
+  const std::string cache = bundle_path("torch-spyre/swiglu/small_bmm");
+  const auto r = run_cli("run " + cache + " --fill 0.5 --report " + dir.file("cache.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(2 kernels, kernel numbers)"), std::string::npos) << r.output;
+  EXPECT_LT(r.output.find("sdsc_fused_bmm_mul_silu_0_ot_e7jgp"), r.output.find("sdsc_fused_bmm_1_n673lgwk"));
+  const Json report = read_json_file(dir.file("cache.json"));
+  ASSERT_EQ(report["kernels"].size(), 2u);
+  EXPECT_EQ(report["kernels"][0]["name"], "sdsc_fused_bmm_mul_silu_0_ot_e7jgp");
+  EXPECT_EQ(report["kernels"][0]["sdscs"], 7);
+  const double total =
+      report["kernels"][0]["latency_us"].get<double>() + report["kernels"][1]["latency_us"].get<double>();
+  EXPECT_DOUBLE_EQ(report["total"]["latency_us"].get<double>(), total);
+  // Each kernel's own report sits beside it, as `run` on that kernel writes it.
+  const Json down = read_json_file(dir.file("cache.sdsc_fused_bmm_1_n673lgwk.json"));
+  EXPECT_DOUBLE_EQ(down["latency_us"].get<double>(), report["kernels"][1]["latency_us"].get<double>());
+  EXPECT_EQ(down["mode"], "functional");
+
+  // An order file names the kernels (a prefix of the directory name will do).
+  write_text(dir.file("order.txt"), "# down projection first\nsdsc_fused_bmm_1\nsdsc_fused_bmm_mul_silu_0\n");
+  const auto listed = run_cli("run " + cache + " --order " + dir.file("order.txt"));
+  ASSERT_EQ(listed.exit_code, 0) << listed.output;
+  EXPECT_LT(listed.output.find("sdsc_fused_bmm_1_n673lgwk"), listed.output.find("sdsc_fused_bmm_mul_silu_0"));
+  // So does torch-spyre's wrapper code, by its NAME.run(...) calls.
+  write_text(
+      dir.file("output_code.py"),
+      "def call(args):\n    sdsc_fused_bmm_1.run(buf3, arg2_1, buf4)\n    sdsc_fused_bmm_mul_silu_0.run(a, b)\n");
+  const auto wrapped = run_cli("run " + cache + " --order " + dir.file("output_code.py"));
+  EXPECT_NE(wrapped.output.find("(2 kernels, output_code.py)"), std::string::npos) << wrapped.output;
+  EXPECT_LT(wrapped.output.find("sdsc_fused_bmm_1_n673lgwk"), wrapped.output.find("sdsc_fused_bmm_mul_silu_0"));
+  // check covers every kernel.
+  const auto checked = run_cli("check " + cache);
+  EXPECT_EQ(checked.exit_code, 0) << checked.output;
+  EXPECT_NE(checked.output.find("clean (2 kernels)"), std::string::npos) << checked.output;
+
+  write_text(dir.file("bad.txt"), "sdsc_fused_bmm_1\nsdsc_gelu_7\n");
+  expect_one_line_error("run " + cache + " --order " + dir.file("bad.txt"),
+                        dir.file("bad.txt") + ": line 2: 'sdsc_gelu_7' is no kernel directory of the cache");
+}
+
 TEST(Cli, BadInputGetsOneLineAndExitStatusOne) {
   TempDir dir;
   expect_one_line_error("run /no/such/bundle", "/no/such/bundle: no such directory");
