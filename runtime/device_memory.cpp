@@ -61,6 +61,12 @@ uint8_t* DeviceMemory::lx(int core, int64_t address, int64_t bytes) {
   return lx.data() + address;
 }
 
+uint8_t* DeviceMemory::relayout_buffer(int core, const void* binding, int64_t bytes) {
+  auto& buffer = relayout_[{core, binding}];
+  buffer.resize(static_cast<size_t>(bytes));
+  return buffer.data();
+}
+
 void DeviceMemory::wipe_lx() {
   for (auto& lx : lx_) std::fill(lx.begin(), lx.end(), 0);
 }

@@ -25,6 +25,9 @@ class DeviceMemory {
   uint8_t* lx(int core, int64_t address, int64_t bytes);
   // Every core's LX back to zeros (a multi-tenant runtime's context switch).
   void wipe_lx();
+  // The buffer the backend relayouts an LX input into on one core (its own
+  // allocation: the SDSC does not give its address), keyed by the binding.
+  uint8_t* relayout_buffer(int core, const void* binding, int64_t bytes);
 
   // Host -> device: values in host C order (host shape) into the tensor's layout.
   void upload(const HostTensor& tensor, const std::vector<float>& values);
@@ -38,6 +41,7 @@ class DeviceMemory {
   };
   std::map<int, Region> segments_;
   std::vector<std::vector<uint8_t>> lx_;
+  std::map<std::pair<int, const void*>, std::vector<uint8_t>> relayout_;
   DeviceLimits limits_;
 };
 

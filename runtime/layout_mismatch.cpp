@@ -15,7 +15,9 @@ struct Meaning {
   DataFormat format = DataFormat::Dl16;
   std::string source;  // "sdsc_1.json Tensor2"
 
-  bool same_as(const Meaning& other) const { return format == other.format && layout.same_bytes_as(other.layout); }
+  bool same_as(const Meaning& other) const {
+    return format == other.format && layout.same_bytes_reshaped(other.layout);
+  }
   std::string text() const { return layout.describe() + " " + data_format_name(format); }
 };
 
@@ -81,7 +83,7 @@ class MeaningTracker {
   }
 
   static std::pair<int64_t, int64_t> lx_key(const TensorBinding& b) {
-    return {b.lx_address.empty() ? 0 : b.lx_address.begin()->second, b.layout.size_bytes()};
+    return {b.lx_address.empty() ? 0 : b.lx_address.begin()->second, b.lx_layout().size_bytes()};
   }
 
   void visit(const Kernel& kernel) {

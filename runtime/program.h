@@ -65,7 +65,16 @@ struct TensorBinding {
   int64_t hbm_base = 0;               // HBM: absolute address of the tensor's first byte
   std::map<int, int64_t> lx_address;  // LX: core -> byte address in that core's LX
   std::map<int, Box> core_box;        // core -> the part of the tensor it works on
-  bool read = false;                  // read by this kernel (a reduction's output-as-input excluded)
+  // LX relayout (relayout_input): each core's LX holds held_box (the
+  // producer's division, laid out as held_layout) at lx_address; the backend
+  // moves the parts over the data ring into a buffer of its own laid out as
+  // `layout` before the SDSC computes on core_box.
+  bool relayout = false;
+  std::map<int, Box> held_box;
+  TensorLayout held_layout;
+  const TensorLayout& lx_layout() const { return relayout ? held_layout : layout; }
+  const Box& lx_box(int core) const { return relayout ? held_box.at(core) : core_box.at(core); }
+  bool read = false;  // read by this kernel (a reduction's output-as-input excluded)
   bool written = false;
 };
 

@@ -217,6 +217,13 @@ class Binder {
     b.component = alloc.component;
     b.layout = allocation_layout(sdsc, lds);
     for (int core : sdsc.core_ids) b.core_box[core] = core_box(sdsc, lds, core);
+    if (relayout_input(sdsc, lds)) {
+      b.relayout = true;
+      b.held_layout = b.layout;
+      b.held_box = b.core_box;
+      b.layout = compute_layout(sdsc, lds);
+      for (int core : sdsc.core_ids) b.core_box[core] = compute_box(sdsc, lds, core);
+    }
 
     if (alloc.component == MemComponent::Lx) {
       std::vector<int> reserved;  // cores whose copy reaches into the backend's part of LX
@@ -228,7 +235,7 @@ class Binder {
                "LX start address " + std::to_string(address) + " of core " + std::to_string(core) + " is not " +
                    std::to_string(limits_.lx_alignment) + "-byte aligned");
         }
-        const int64_t end = address + b.layout.size_bytes();
+        const int64_t end = address + b.lx_layout().size_bytes();
         if (end > limits_.lx_bytes) {
           fail(sdsc.file, alloc.path,
                "LX tensor " + tensor.name + " on core " + std::to_string(core) + " occupies [" +

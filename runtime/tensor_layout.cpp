@@ -126,6 +126,34 @@ bool TensorLayout::same_bytes_as(const TensorLayout& other) const {
   return steps(dims_) == steps(other.dims_);
 }
 
+bool TensorLayout::same_bytes_reshaped(const TensorLayout& other) const {
+  if (same_bytes_as(other)) return true;
+  if (elem_bytes_ != other.elem_bytes_ || stick_elems_ != other.stick_elems_ || size_ != other.size_) return false;
+  // (count, stride, stick) steps from the innermost, size-1 dims dropped and
+  // contiguous non-stick dims merged (a flatten); with ignore_stick, stick
+  // steps merge too (a lane dim that fits in one stick has no stick step, and
+  // the dim outside it takes that role in the other layout).
+  auto steps = [](const std::vector<LayoutDim>& dims, bool ignore_stick) {
+    std::vector<std::tuple<int64_t, int64_t, bool>> out;
+    for (const auto& d : dims) {
+      if (d.count <= 1) continue;
+      const bool stick = d.stick && !ignore_stick;
+      if (!out.empty() && !stick && !std::get<2>(out.back()) &&
+          std::get<0>(out.back()) * std::get<1>(out.back()) == d.stride) {
+        std::get<0>(out.back()) *= d.count;
+      } else {
+        out.emplace_back(d.count, d.stride, stick);
+      }
+    }
+    return out;
+  };
+  auto has_stick_step = [](const std::vector<LayoutDim>& dims) {
+    return std::any_of(dims.begin(), dims.end(), [](const LayoutDim& d) { return d.stick && d.count > 1; });
+  };
+  const bool ignore = !has_stick_step(dims_) || !has_stick_step(other.dims_);
+  return steps(dims_, ignore) == steps(other.dims_, ignore);
+}
+
 std::string TensorLayout::describe() const {
   std::string out;
   for (auto it = dims_.rbegin(); it != dims_.rend(); ++it) {
@@ -165,9 +193,10 @@ const DimMap& tensor_core_slice(const Sdsc& sdsc, int lds_index, int core) {
   return it->second;
 }
 
-DimMap tensor_extents(const Sdsc& sdsc, int lds_index, bool per_core) {
+namespace {
+
+DimMap extents_under(const Sdsc& sdsc, int lds_index, bool per_core, const DimMap& slices) {
   const LabeledDs& t = sdsc.tensors.at(lds_index);
-  const DimMap slices = per_core ? tensor_slices(sdsc, lds_index) : DimMap{};
   DimMap extents;
   for (const auto& [d, scale] : t.scale) {
     if (scale != DimScale::Normal) {
@@ -189,16 +218,52 @@ DimMap tensor_extents(const Sdsc& sdsc, int lds_index, bool per_core) {
   return extents;
 }
 
-Box core_box(const Sdsc& sdsc, int lds_index, int core) {
+Box box_under(const Sdsc& sdsc, int lds_index, const DimMap& extent, const DimMap& slice) {
   Box box;
-  box.extent = tensor_extents(sdsc, lds_index, /*per_core=*/true);
-  const DimMap& slice = tensor_core_slice(sdsc, lds_index, core);
-  const LabeledDs& t = sdsc.tensors.at(lds_index);
-  for (const auto& [d, scale] : t.scale) {
+  box.extent = extent;
+  for (const auto& [d, scale] : sdsc.tensors.at(lds_index).scale) {
     const int64_t index = scale == DimScale::Normal && slice.count(d) ? slice.at(d) : 0;
     box.origin[d] = index * box.extent.at(d);
   }
   return box;
+}
+
+}  // namespace
+
+DimMap tensor_extents(const Sdsc& sdsc, int lds_index, bool per_core) {
+  return extents_under(sdsc, lds_index, per_core, per_core ? tensor_slices(sdsc, lds_index) : DimMap{});
+}
+
+DimMap compute_extents(const Sdsc& sdsc, int lds_index) {
+  return extents_under(sdsc, lds_index, /*per_core=*/true, sdsc.slices);
+}
+
+Box core_box(const Sdsc& sdsc, int lds_index, int core) {
+  return box_under(sdsc, lds_index, tensor_extents(sdsc, lds_index, /*per_core=*/true),
+                   tensor_core_slice(sdsc, lds_index, core));
+}
+
+Box compute_box(const Sdsc& sdsc, int lds_index, int core) {
+  return box_under(sdsc, lds_index, compute_extents(sdsc, lds_index), sdsc.core_slice.at(core));
+}
+
+TensorLayout compute_layout(const Sdsc& sdsc, int lds_index) {
+  const PrimaryDsInfo& primary = sdsc.primary_of(lds_index);
+  return TensorLayout(sdsc.allocations.at(lds_index).layout_dims, compute_extents(sdsc, lds_index), primary.stick_dim,
+                      primary.stick_elems, word_bytes(sdsc.tensors.at(lds_index).format));
+}
+
+bool relayout_input(const Sdsc& sdsc, int lds_index) {
+  const Allocation& alloc = sdsc.allocations.at(lds_index);
+  if (alloc.component != MemComponent::Lx || alloc.core_slices.empty()) return false;
+  for (const auto& op : sdsc.ops) {
+    if (op.info->kind == OpKind::Shuffle) return false;
+  }
+  for (int core : sdsc.core_ids) {
+    const Box held = core_box(sdsc, lds_index, core), used = compute_box(sdsc, lds_index, core);
+    if (held.origin != used.origin || held.extent != used.extent) return true;
+  }
+  return false;
 }
 
 TensorLayout allocation_layout(const Sdsc& sdsc, int lds_index) {

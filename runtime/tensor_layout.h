@@ -73,6 +73,11 @@ class TensorLayout {
   // and stick size, and the same (count, stride) steps once size-1 dims are
   // dropped. Dim names are per SDSC, so they are not compared.
   bool same_bytes_as(const TensorLayout& other) const;
+  // The same, or the other is a reshape of this one: contiguous dims merged
+  // or split (sdpa writes [mb, y, x, i] and reads [mb, out, x], y x i = out;
+  // [out, y, x, mb] and [out, x, mb] with x mb flattened). Bytes alone cannot
+  // tell a reshape from a transpose whose dims happen to be contiguous.
+  bool same_bytes_reshaped(const TensorLayout& other) const;
   // The tensor's sticks as contiguous byte runs from its first byte.
   std::vector<std::pair<int64_t, int64_t>> runs(size_t max_runs = 65536) const;
   // Outermost first, e.g. "[out:16 sticks][mb:512][64 x 2B]"; a gap shows as "[x:32+16]".
@@ -103,6 +108,16 @@ const DimMap& tensor_core_slice(const Sdsc& sdsc, int lds_index, int core);
 DimMap tensor_extents(const Sdsc& sdsc, int lds_index, bool per_core);
 // The box of the tensor a core works on.
 Box core_box(const Sdsc& sdsc, int lds_index, int core);
+// The same under the SDSC's division (numWkSlicesPerDim_, coreIdToWkSlice_)
+// even when the allocation carries its own: what each core computes on when
+// the tensor must first move between cores (relayout_input).
+DimMap compute_extents(const Sdsc& sdsc, int lds_index);
+Box compute_box(const Sdsc& sdsc, int lds_index, int core);
+TensorLayout compute_layout(const Sdsc& sdsc, int lds_index);
+// An LX input whose allocation says its cores hold other parts of it than
+// this SDSC computes on (the producer divided it differently): the backend
+// moves it between cores before the SDSC runs. SHUFFLE's own states excluded.
+bool relayout_input(const Sdsc& sdsc, int lds_index);
 // Layout of a tensor as allocated: HBM with full extents, LX with per-core ones.
 TensorLayout allocation_layout(const Sdsc& sdsc, int lds_index);
 // The whole tensor laid out densely in the allocation's dim order (full

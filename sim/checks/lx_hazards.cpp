@@ -26,7 +26,7 @@ struct Value {
 // next reads [mb, out, x] with y x i = out); the bytes do not.
 std::vector<std::pair<int64_t, int64_t>> layout_part(const Kernel& kernel, size_t tensor, int core) {
   const TensorLayout whole = whole_tensor_layout(*kernel.sdsc, static_cast<int>(tensor));
-  const Box& box = kernel.tensors[tensor].core_box.at(core);
+  const Box& box = kernel.tensors[tensor].lx_box(core);
   std::vector<std::pair<int64_t, int64_t>> part{{whole.size_bytes(), 0}};
   for (const auto& run : whole.box_runs(box.origin, box.extent)) part.push_back(run);
   return part;
@@ -66,7 +66,7 @@ class LxValueTracker {
         const TensorBinding& b = kernel.tensors[t];
         if (!lx_read(b)) continue;
         for (const auto& [core, address] : b.lx_address) {
-          auto it = latest.find({core, address, b.layout.size_bytes()});
+          auto it = latest.find({core, address, b.lx_layout().size_bytes()});
           if (it == latest.end()) continue;
           values_[it->second].last_read = k;
           values_[it->second].read = true;
@@ -77,8 +77,8 @@ class LxValueTracker {
         const TensorBinding& b = kernel.tensors[t];
         if (!lx_written(b)) continue;
         for (const auto& [core, address] : b.lx_address) {
-          latest[{core, address, b.layout.size_bytes()}] = values_.size();
-          values_.push_back({k, t, address, b.layout.size_bytes(), layout_part(kernel, t, core)});
+          latest[{core, address, b.lx_layout().size_bytes()}] = values_.size();
+          values_.push_back({k, t, address, b.lx_layout().size_bytes(), layout_part(kernel, t, core)});
         }
       }
     }
@@ -114,8 +114,8 @@ class LxValueTracker {
       for (const auto& [core, address] : b.lx_address) {
         const auto& holder = sticks_of(core);
         std::vector<int64_t> seen;
-        for (int64_t s = address / kStickBytes; s < (address + b.layout.size_bytes() + kStickBytes - 1) / kStickBytes;
-             ++s) {
+        for (int64_t s = address / kStickBytes;
+             s < (address + b.lx_layout().size_bytes() + kStickBytes - 1) / kStickBytes; ++s) {
           seen.push_back(holder[static_cast<size_t>(s)]);
         }
         if (std::find(seen.begin(), seen.end(), -1) != seen.end()) {
@@ -127,8 +127,8 @@ class LxValueTracker {
         if (!one || seen.front() != expected) {
           stale.push_back(core);
           const Value& other = values_[static_cast<size_t>(seen.back())];
-          stale_detail = "reads LX " + range(address, b.layout.size_bytes()) + ", but " + describe(other) + " wrote " +
-                         range(other.address, other.bytes) + " over the data it expects";
+          stale_detail = "reads LX " + range(address, b.lx_layout().size_bytes()) + ", but " + describe(other) +
+                         " wrote " + range(other.address, other.bytes) + " over the data it expects";
           continue;
         }
         const Value& v = values_[static_cast<size_t>(expected)];
@@ -145,7 +145,7 @@ class LxValueTracker {
               "differently; no ring transfer moves it)";
         }
       }
-      const int64_t bytes = b.layout.size_bytes();
+      const int64_t bytes = b.lx_layout().size_bytes();
       if (!missing.empty()) {
         report(k, t, "lx_uninitialized_read", missing,
                "reads LX " + range(b.lx_address.at(missing.front()), bytes) +
@@ -175,14 +175,14 @@ class LxValueTracker {
       for (const auto& [core, address] : b.lx_address) {
         auto& holder = sticks_of(core);
         const auto me = static_cast<int64_t>(next_value_++);
-        for (int64_t s = address / kStickBytes; s < (address + b.layout.size_bytes() + kStickBytes - 1) / kStickBytes;
-             ++s) {
+        for (int64_t s = address / kStickBytes;
+             s < (address + b.lx_layout().size_bytes() + kStickBytes - 1) / kStickBytes; ++s) {
           const int64_t old = holder[static_cast<size_t>(s)];
           if (old >= 0) {
             const Value& v = values_[static_cast<size_t>(old)];
             if (v.read && v.last_read > k && v.kernel != k) {
               if (clobbering.empty() || clobbering.back() != core) clobbering.push_back(core);
-              detail = "writes LX " + range(address, b.layout.size_bytes()) + " over " + describe(v) + " " +
+              detail = "writes LX " + range(address, b.lx_layout().size_bytes()) + " over " + describe(v) + " " +
                        range(v.address, v.bytes) + ", which " + program_.kernels[v.last_read].label + " still reads";
             }
           }

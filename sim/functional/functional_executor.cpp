@@ -44,6 +44,7 @@ struct Operand {
 
 uint8_t* tensor_base(DeviceMemory& memory, const TensorBinding& b, int core) {
   if (b.component == MemComponent::Hbm) return memory.hbm(b.hbm_base, b.layout.size_bytes());
+  if (b.relayout) return memory.relayout_buffer(core, &b, b.layout.size_bytes());
   return memory.lx(core, b.lx_address.at(core), b.layout.size_bytes());
 }
 
@@ -416,6 +417,67 @@ void run_matmul(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
                     [](const Operand& out, int64_t offset, const Accumulator& acc) { out.store(offset, acc.a); });
 }
 
+// Moves a tensor between cores' LX: every element of each destination box
+// comes from the source core whose box holds it (a SHUFFLE, and the
+// backend's relayout of an LX input).
+struct LxParts {
+  std::map<int, Box> boxes;  // core -> the part it holds (global coordinates)
+  TensorLayout layout;       // one core's part, local coordinates
+  std::function<uint8_t*(int core)> base;
+};
+
+// Byte offsets, in a part's layout, of the local coordinates [first, first + n) of one dim.
+std::vector<int64_t> offsets_along(const TensorLayout& layout, const std::string& dim, int64_t first, int64_t n) {
+  std::vector<int64_t> out(static_cast<size_t>(n), 0);
+  const LayoutDim* d = layout.find(dim);
+  if (!d) return out;  // a dim of extent 1 the layout does not list
+  for (int64_t j = 0; j < n; ++j) out[static_cast<size_t>(j)] = layout.offset_along(*d, first + j);
+  return out;
+}
+
+void move_parts(const LxParts& from, const LxParts& to, DataFormat format, const std::string& file,
+                const std::string& path) {
+  const size_t elem = static_cast<size_t>(word_bytes(format));
+  for (const auto& [core, dbox] : to.boxes) {
+    uint8_t* dbase = to.base(core);
+    int64_t moved = 0;
+    for (const auto& [score, sbox] : from.boxes) {
+      // The intersection of the two boxes, dim by dim, as offset tables.
+      std::vector<std::vector<int64_t>> src_off, dst_off;
+      std::vector<int64_t> extent;
+      bool empty = false;
+      for (const auto& [d, e] : dbox.extent) {
+        const int64_t so = sbox.origin.count(d) ? sbox.origin.at(d) : 0;
+        const int64_t se = sbox.extent.count(d) ? sbox.extent.at(d) : 1;
+        const int64_t lo = std::max(dbox.origin.at(d), so), hi = std::min(dbox.origin.at(d) + e, so + se);
+        if (hi <= lo) {
+          empty = true;
+          break;
+        }
+        extent.push_back(hi - lo);
+        src_off.push_back(offsets_along(from.layout, d, lo - so, hi - lo));
+        dst_off.push_back(offsets_along(to.layout, d, lo - dbox.origin.at(d), hi - lo));
+      }
+      if (empty) continue;
+      const uint8_t* sbase = from.base(score);
+      for_each_point(extent, [&](const std::vector<int64_t>& p) {
+        int64_t so = 0, dof = 0;
+        for (size_t i = 0; i < p.size(); ++i) {
+          so += src_off[i][static_cast<size_t>(p[i])];
+          dof += dst_off[i][static_cast<size_t>(p[i])];
+        }
+        std::memcpy(dbase + dof, sbase + so, elem);
+      });
+      moved += product(extent);
+    }
+    int64_t needed = 1;
+    for (const auto& [d, n] : dbox.extent) needed *= n;
+    if (moved < needed) {
+      fail(file, path, "no core holds some elements of the part core " + std::to_string(core) + " needs");
+    }
+  }
+}
+
 // SHUFFLE (LX relayout, interface-specs LX-Relayout-SHUFFLE): every element of
 // the destination state on a core comes from the core whose source state holds it.
 void run_shuffle(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
@@ -425,47 +487,29 @@ void run_shuffle(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
   const TensorBinding& db = k.tensors[dst];
   if (sb.component != MemComponent::Lx || db.component != MemComponent::Lx)
     fail(s.file, op.path, "shuffle moves LX to LX; both tensors must be in LX");
-  const auto& dims = s.tensors[dst].scale;
-  for (const auto& entry : db.core_box) {
-    // Named copies: lambdas below capture them (clang cannot capture structured bindings).
-    const int core = entry.first;
-    const Box& dbox = entry.second;
-    uint8_t* dbase = tensor_base(memory, db, core);
-    std::vector<std::string> names;
-    std::vector<int64_t> extent;
-    for (const auto& [d, scale] : dims) {
-      names.push_back(d);
-      extent.push_back(dbox.extent.at(d));
-    }
-    for_each_point(extent, [&](const std::vector<int64_t>& p) {
-      DimMap global, dst_local;
-      for (size_t i = 0; i < names.size(); ++i) {
-        global[names[i]] = dbox.origin.at(names[i]) + p[i];
-        dst_local[names[i]] = p[i];
-      }
-      for (const auto& [score, sbox] : sb.core_box) {
-        bool inside = true;
-        DimMap src_local;
-        for (const auto& [d, g] : global) {
-          const int64_t o = sbox.origin.count(d) ? sbox.origin.at(d) : 0;
-          const int64_t e = sbox.extent.count(d) ? sbox.extent.at(d) : 1;
-          if (g < o || g >= o + e) inside = false;
-          src_local[d] = g - o;
-        }
-        if (!inside) continue;
-        const float v =
-            load_element(s.tensors[src].format, tensor_base(memory, sb, score) + sb.layout.offset(src_local));
-        store_element(s.tensors[dst].format, dbase + db.layout.offset(dst_local), v);
-        return;
-      }
-      fail(s.file, op.path, "no core's source state holds an element core " + std::to_string(core) + " needs");
-    });
+  move_parts({sb.core_box, sb.layout, [&](int core) { return tensor_base(memory, sb, core); }},
+             {db.core_box, db.layout, [&](int core) { return tensor_base(memory, db, core); }}, s.tensors[dst].format,
+             s.file, op.path);
+}
+
+// The backend's relayout of LX inputs held under another division: into a
+// buffer of its own per core, laid out as the SDSC computes on it.
+void relayout_inputs(DeviceMemory& memory, const Kernel& k) {
+  const Sdsc& s = *k.sdsc;
+  for (size_t t = 0; t < k.tensors.size(); ++t) {
+    const TensorBinding& b = k.tensors[t];
+    if (!b.relayout || !b.read) continue;
+    move_parts({b.held_box, b.held_layout,
+                [&](int core) { return memory.lx(core, b.lx_address.at(core), b.held_layout.size_bytes()); }},
+               {b.core_box, b.layout, [&](int core) { return tensor_base(memory, b, core); }}, s.tensors[t].format,
+               s.file, s.allocations[t].path);
   }
 }
 
 }  // namespace
 
 void FunctionalExecutor::run(const Kernel& kernel) {
+  relayout_inputs(memory_, kernel);
   for (const auto& op : kernel.sdsc->ops) {
     switch (op.info->kind) {
       case OpKind::Elementwise:

@@ -90,8 +90,8 @@ void Card::run_kernel(size_t index) {
   current_label_ = kernel.label;
   groups_.clear();
   groups_.resize(work.reduce_groups.size());
-  shuffle_ = Barrier();
-  shuffle_arrival_.clear();
+  shuffle_ = Exchange();
+  relayout_ = Exchange();
   remaining_ = static_cast<int>(work.cores.size());
   KernelTiming timing;
   timing.start_ns = now_ns();
@@ -141,26 +141,31 @@ void Card::ring_phase(int core) {
     }
     wait_until_ns(b.done_ns);
   }
-  if (!work.shuffle.empty()) {
-    // Every source state is complete once all cores arrive; then the ring moves it.
-    if (++shuffle_.arrived == static_cast<int>(work.cores.size())) {
-      double all = now_ns();
-      for (const auto& tr : work.shuffle) {
-        RingRoute route;
-        route.src = tr.src_core;
-        route.dst = tr.dst_core;
-        const double arrival = ring_transfer(data_ring_socket, route, tr.bytes, current_label_ + " shuffle");
-        shuffle_arrival_[tr.dst_core] = std::max(shuffle_arrival_[tr.dst_core], arrival);
-        all = std::max(all, arrival);
-      }
-      shuffle_.done_ns = all;
-      shuffle_.event->notify(ns(all - now_ns()));
-    } else {
-      sc_core::wait(*shuffle_.event);
+  exchange(core, work.shuffle, shuffle_, " shuffle");
+}
+
+void Card::relayout_phase(int core) { exchange(core, current_->relayout, relayout_, " relayout"); }
+
+void Card::exchange(int core, const std::vector<RingTransfer>& transfers, Exchange& x, const std::string& what) {
+  if (transfers.empty()) return;
+  // Every source part is complete once all cores arrive; then the ring moves them.
+  if (++x.barrier.arrived == static_cast<int>(current_->cores.size())) {
+    double all = now_ns();
+    for (const auto& tr : transfers) {
+      RingRoute route;
+      route.src = tr.src_core;
+      route.dst = tr.dst_core;
+      const double arrival = ring_transfer(data_ring_socket, route, tr.bytes, current_label_ + what);
+      x.arrival[tr.dst_core] = std::max(x.arrival[tr.dst_core], arrival);
+      all = std::max(all, arrival);
     }
-    auto it = shuffle_arrival_.find(core);
-    if (it != shuffle_arrival_.end()) wait_until_ns(it->second);
+    x.barrier.done_ns = all;
+    x.barrier.event->notify(ns(all - now_ns()));
+  } else {
+    sc_core::wait(*x.barrier.event);
   }
+  auto it = x.arrival.find(core);
+  if (it != x.arrival.end()) wait_until_ns(it->second);
 }
 
 void Card::core_finished(int) {

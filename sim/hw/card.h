@@ -45,6 +45,7 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
        const std::vector<KernelWork>& plans, int warmup = 0);
 
   // CardControlIf, called from core threads.
+  void relayout_phase(int core) override;
   void ring_phase(int core) override;
   void core_finished(int core) override;
 
@@ -88,8 +89,14 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   int remaining_ = 0;
   sc_core::sc_event kernel_done_;
   std::vector<Barrier> groups_;
-  Barrier shuffle_;
-  std::map<int, double> shuffle_arrival_;
+  // Data-ring exchanges of the current kernel: its SHUFFLE (after compute)
+  // and the relayout of LX inputs held under another division (before).
+  struct Exchange {
+    Barrier barrier;
+    std::map<int, double> arrival;  // destination core -> when its last part arrives
+  };
+  void exchange(int core, const std::vector<RingTransfer>& transfers, Exchange& exchange, const std::string& what);
+  Exchange shuffle_, relayout_;
   std::vector<KernelTiming> kernel_timing_;
   BusyLog kernel_log_;
   double device_start_ns_ = 0, device_end_ns_ = 0;

@@ -64,6 +64,7 @@ void Core::compute_thread() {
   operands.set_data_ptr(nullptr);
   while (true) {
     sc_core::wait(start_);
+    card->relayout_phase(id_);
     for (size_t n = 0; n < work_->tiles.size(); ++n) {
       const int i = loaded_.read();
       store_slots_.wait();

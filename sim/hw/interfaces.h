@@ -24,6 +24,9 @@ class CardControlIf : public virtual sc_core::sc_interface {
   // Blocks the calling core's thread until its ring work for the current
   // kernel (a reduce-sum with its group, SHUFFLE transfers) is done.
   virtual void ring_phase(int core) = 0;
+  // Blocks until the parts of LX inputs this core computes on have arrived
+  // from the cores holding them (the backend's relayout), before compute.
+  virtual void relayout_phase(int core) = 0;
   // The core has stored its last result of the current kernel.
   virtual void core_finished(int core) = 0;
 };

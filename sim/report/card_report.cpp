@@ -37,7 +37,7 @@ int64_t lx_high_water(const Program& program, int core) {
     for (const auto& b : k.tensors) {
       auto it = b.lx_address.find(core);
       if (b.component == MemComponent::Lx && it != b.lx_address.end())
-        high = std::max(high, it->second + b.layout.size_bytes());
+        high = std::max(high, it->second + b.lx_layout().size_bytes());
     }
   }
   return high;

@@ -352,6 +352,43 @@ void plan_shuffle(const Kernel& k, const ComputeOp& op, KernelWork& w, CoreWork&
   cw.tiles.push_back(local);
 }
 
+// The backend's relayout of LX inputs held under another division: each core
+// receives, over the data ring, the parts it computes on that other cores
+// hold; the parts it holds itself are copied within its LX (a leading tile).
+void plan_relayout(const Kernel& k, KernelWork& w) {
+  for (const auto& b : k.tensors) {
+    if (!b.relayout || !b.read) continue;
+    for (auto& cw : w.cores) {
+      const Box& used = b.core_box.at(cw.core);
+      int64_t local = 0;
+      for (const auto& [holder, held] : b.held_box) {
+        DimMap origin, extent;
+        bool empty = false;
+        for (const auto& [d, e] : used.extent) {
+          const int64_t ho = held.origin.count(d) ? held.origin.at(d) : 0;
+          const int64_t he = held.extent.count(d) ? held.extent.at(d) : 1;
+          const int64_t lo = std::max(used.origin.at(d), ho), hi = std::min(used.origin.at(d) + e, ho + he);
+          if (hi <= lo) empty = true;
+          origin[d] = lo - used.origin.at(d);
+          extent[d] = hi - lo;
+        }
+        if (empty) continue;
+        const int64_t bytes = b.layout.box_bytes(origin, extent);
+        if (holder == cw.core) {
+          local += bytes;
+        } else {
+          w.relayout.push_back({holder, cw.core, bytes});
+        }
+      }
+      if (local > 0) {
+        Tile copy;
+        copy.lx_bytes = 2 * local;  // read and write in the same LX
+        cw.tiles.insert(cw.tiles.begin(), copy);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes, int64_t m_units,
@@ -413,6 +450,9 @@ KernelWork plan_kernel(const Program& program, int kernel_index, const ArchConfi
     } else {
       plan_streaming(k, arch, w, cw);
     }
+  }
+  plan_relayout(k, w);
+  for (auto& cw : w.cores) {
     for (const auto& t : cw.tiles) {
       for (const auto& l : t.loads) cw.hbm_read_bytes += l.bytes;
       for (const auto& st : t.stores) cw.hbm_write_bytes += st.bytes;

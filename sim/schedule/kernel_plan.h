@@ -65,7 +65,8 @@ struct KernelWork {
   int kernel = 0;  // index into Program::kernels
   std::vector<CoreWork> cores;
   std::vector<ReduceGroup> reduce_groups;
-  std::vector<RingTransfer> shuffle;  // data-ring transfers of a SHUFFLE
+  std::vector<RingTransfer> shuffle;   // data-ring transfers of a SHUFFLE
+  std::vector<RingTransfer> relayout;  // before compute: LX inputs held under another division
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
   double compute_macs = 0;  // for reports
 };

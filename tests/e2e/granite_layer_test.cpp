@@ -55,5 +55,21 @@ TEST(GraniteLayer, RmsNormQkvMatchesTheHostReference) {
   }
 }
 
+// The attention core: 5-dimensional RoPE layouts, views of the fused QKV
+// buffer with back gaps, LX inputs relayouted between cores before the
+// batchmatmuls. It runs functionally; its values cannot match a host
+// reference as written (docs/hazards.md: cores 1-31 read a RoPE table only
+// core 0 holds).
+TEST(GraniteLayer, SdpaRunsWithItsRelayouts) {
+  const std::string bundle = bundle_path("torch-spyre/granite_layer_prefill/sdpa");
+  const auto run = run_functional(bundle, random_inputs(load_bundle(bundle), -1, 1, 5));
+  EXPECT_EQ(run.report.kernels.size(), 20u);
+  EXPECT_GT(run.report.data_ring_bytes, 0);  // the relayout exchanges
+  ASSERT_FALSE(run.outputs.empty());
+  for (const auto& [name, values] : run.outputs) {
+    for (float v : values) ASSERT_TRUE(std::isfinite(v)) << name;
+  }
+}
+
 }  // namespace
 }  // namespace spyre::test

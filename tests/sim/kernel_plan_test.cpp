@@ -17,6 +17,29 @@ const ArchConfig& arch() {
 
 Program load(const std::string& bundle) { return load_program(bundle, arch().limits()); }
 
+// sdpa's restickify of K (sdsc_9) computes head c on core c, but its LX
+// input says (coordinates_.coreIdToWkSlice_) core c holds positions
+// 16c..16c+15 of every head, as the RoPE before it computed them: the backend
+// moves the parts over the data ring first. Core c needs 512 positions x 2
+// sticks of its head; each of the 32 holders has 16 positions of it.
+TEST(KernelPlan, LxInputHeldUnderAnotherDivisionIsRelayoutedOverTheRing) {
+  const Program p = load(test::bundle_path("torch-spyre/granite_layer_prefill/sdpa"));
+  const TensorBinding& k = p.kernels[9].tensors[0];
+  ASSERT_TRUE(k.relayout);
+  EXPECT_EQ(k.held_box.at(1).origin.at("x"), 16);  // what core 1's LX holds
+  EXPECT_EQ(k.core_box.at(1).origin.at("mb"), 1);  // what core 1 computes on
+  EXPECT_EQ(k.layout.size_bytes(), 512 * 2 * 128);
+  const KernelWork w = plan_kernel(p, 9, arch());
+  ASSERT_EQ(w.relayout.size(), 32u * 31u);
+  for (const auto& t : w.relayout) {
+    EXPECT_NE(t.src_core, t.dst_core);
+    EXPECT_EQ(t.bytes, 16 * 2 * 128);
+  }
+  EXPECT_EQ(w.cores[3].tiles.front().lx_bytes, 2 * 16 * 2 * 128);  // its own part, copied within its LX
+  // A kernel whose LX inputs are where it computes moves nothing.
+  EXPECT_TRUE(plan_kernel(p, 3, arch()).relayout.empty());
+}
+
 TEST(KernelPlan, SeedAbsMovesExactlyItsBytes) {
   const Program p = load(test::bundle_path("seed-abs"));
   const KernelWork w = plan_kernel(p, 0, arch());

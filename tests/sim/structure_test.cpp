@@ -64,6 +64,7 @@ struct FakeCard : sc_core::sc_module, CardControlIf {
   std::vector<double> finished_ns;
   explicit FakeCard(sc_core::sc_module_name name) : sc_module(name) { control.bind(*this); }
   void ring_phase(int) override { ++ring_phases; }
+  void relayout_phase(int) override {}
   void core_finished(int) override { finished_ns.push_back(now_ns()); }
 };
 
