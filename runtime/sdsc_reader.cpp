@@ -384,6 +384,18 @@ class SdscParser {
         if (!a.start_address.count(core)) data.error("no start address for core " + std::to_string(core));
       }
       if (auto gaps = node.find("backGapCore_")) a.back_gap = read_back_gaps(*gaps, a);
+      // Paged (indirect) tensors read their pages through an index tensor: a
+      // different addressing model, refused rather than run as if direct.
+      if (auto indirect = node.find("indirectAllocType_")) {
+        if (indirect->as_string() != "no_indirection")
+          indirect->error("unsupported: indirect allocation '" + indirect->as_string() +
+                          "' (paged tensors; only no_indirection is modeled)");
+      }
+      if (auto max_sizes = node.find("maxDimSizes_")) {
+        for (int64_t v : max_sizes->as_int_list()) {
+          if (v != -1) max_sizes->error("unsupported: a page size " + std::to_string(v) + " (paged tensors)");
+        }
+      }
       if (auto coords = node.find("coordinates_")) {
         if (auto slices = coords->find("coreIdToWkSlice_")) a.core_slices = read_core_slices(*slices);
       }

@@ -72,6 +72,17 @@ TEST(SdscReader, BadBackGapsAreRejected) {
   EXPECT_NE(with_gap(Json::parse(R"({"c0": {"-1": "-3"}})")).find("cannot be negative"), std::string::npos);
 }
 
+TEST(SdscReader, PagedTensorsAreRefused) {
+  Json doc = seed_abs();
+  dsc(doc)["scheduleTree_"][0]["indirectAllocType_"] = "page_table";
+  EXPECT_NE(parse_error(doc).find("scheduleTree_[0].indirectAllocType_: unsupported: indirect allocation 'page_table'"),
+            std::string::npos)
+      << parse_error(doc);
+  doc = seed_abs();
+  dsc(doc)["scheduleTree_"][0]["maxDimSizes_"] = {-1, 64};
+  EXPECT_NE(parse_error(doc).find("maxDimSizes_: unsupported: a page size 64"), std::string::npos) << parse_error(doc);
+}
+
 TEST(SdscReader, ReadsReductionScalesAndConstants) {
   Sdsc s = read_sdsc(test::cli_bundle("mean_keepdim/sdsc_0.json"));
   EXPECT_EQ(s.tensors[1].scale.at("out"), DimScale::BroadcastStick);
