@@ -6,6 +6,24 @@
 
 namespace spyre::test {
 
+namespace {
+
+// A value keyed by [core, corelet, time], as start addresses and constants
+// are: `mapped` (0 core, 2 time) is the dim whose key selects the value, the
+// others are Const.
+Json core_corelet_time(int cores, int mapped, const Json& data) {
+  Json funcs = Json::array();
+  for (int i = 0; i < 3; ++i) funcs.push_back({{i == mapped ? "Map" : "Const", Json::object()}});
+  return {{"dim_prop_func", funcs},
+          {"dim_prop_attr",
+           {{{"factor_", cores}, {"label_", "core"}},
+            {{"factor_", 1}, {"label_", "corelet"}},
+            {{"factor_", 1}, {"label_", "time"}}}},
+          {"data_", data}};
+}
+
+}  // namespace
+
 Json build_sdsc(const SdscSpec& s) {
   const int cores = static_cast<int>(s.core_slice.size());
   Json n = {{"name_", "n"}}, ss = {{"name_", "core"}};
@@ -35,20 +53,13 @@ Json build_sdsc(const SdscSpec& s) {
       const int64_t value = symbolic ? -(base + c) : spec.addresses[static_cast<size_t>(c)];
       data["[" + std::to_string(c) + ", 0, 0]"] = std::to_string(value);
     }
-    Json node = {
-        {"nodeType_", "allocate"},
-        {"name_", "allocate-Tensor" + std::to_string(t) + "_" + spec.component},
-        {"ldsIdx_", t},
-        {"component_", spec.component},
-        {"layoutDimOrder_", spec.layout},
-        {"maxDimSizes_", std::vector<int>(spec.layout.size(), -1)},
-        {"startAddressCoreCorelet_",
-         {{"dim_prop_func", {{{"Map", Json::object()}}, {{"Const", Json::object()}}, {{"Const", Json::object()}}}},
-          {"dim_prop_attr",
-           {{{"factor_", cores}, {"label_", "core"}},
-            {{"factor_", 1}, {"label_", "corelet"}},
-            {{"factor_", 1}, {"label_", "time"}}}},
-          {"data_", data}}}};
+    Json node = {{"nodeType_", "allocate"},
+                 {"name_", "allocate-Tensor" + std::to_string(t) + "_" + spec.component},
+                 {"ldsIdx_", t},
+                 {"component_", spec.component},
+                 {"layoutDimOrder_", spec.layout},
+                 {"maxDimSizes_", std::vector<int>(spec.layout.size(), -1)},
+                 {"startAddressCoreCorelet_", core_corelet_time(cores, /*mapped=*/0, data)}};
     if (symbolic) node["isStartAddrSymbolic_"] = 1;
     Json coords = {{"coordInfo", Json::object()}, {"coreIdToWkSlice_", Json::object()}};
     for (const auto& [core, slice] : spec.core_slices) coords["coreIdToWkSlice_"][std::to_string(core)] = slice;
@@ -63,16 +74,9 @@ Json build_sdsc(const SdscSpec& s) {
   Json constants = Json::object();
   for (size_t i = 0; i < s.constants.size(); ++i) {
     const std::string bits = std::to_string(float_to_dl16(s.constants[i].second));
-    constants[std::to_string(i)] = {
-        {"dataFormat_", "SEN169_FP16"},
-        {"name_", s.constants[i].first},
-        {"data_",
-         {{"dim_prop_func", {{{"Const", Json::object()}}, {{"Const", Json::object()}}, {{"Map", Json::object()}}}},
-          {"dim_prop_attr",
-           {{{"factor_", cores}, {"label_", "core"}},
-            {{"factor_", 1}, {"label_", "corelet"}},
-            {{"factor_", 1}, {"label_", "time"}}}},
-          {"data_", {{"[0, 0, 0]", {bits}}}}}}};
+    constants[std::to_string(i)] = {{"dataFormat_", "SEN169_FP16"},
+                                    {"name_", s.constants[i].first},
+                                    {"data_", core_corelet_time(cores, /*mapped=*/2, {{"[0, 0, 0]", {bits}}})}};
   }
   std::vector<int> ids;
   for (int c = 0; c < cores; ++c) ids.push_back(c);
