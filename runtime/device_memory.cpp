@@ -1,6 +1,7 @@
 #include "runtime/device_memory.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "runtime/error.h"
 
@@ -92,6 +93,24 @@ std::vector<float> DeviceMemory::download(const HostTensor& tensor) {
   const DataFormat format = tensor.format;
   for_each_host_row(tensor, [&](const std::vector<int64_t>& offsets) {
     for (int64_t offset : offsets) *next++ = load_element(format, base + offset);
+  });
+  return values;
+}
+
+std::vector<float> DeviceMemory::download(const Program& program, const LxResult& result) {
+  const HostTensor& tensor = result.tensor;
+  const TensorBinding& b = program.kernels.at(result.kernel).tensors.at(result.lds);
+  const size_t elem = static_cast<size_t>(word_bytes(tensor.format));
+  std::vector<uint8_t> whole(static_cast<size_t>(tensor.layout.size_bytes()));
+  for (const auto& [core, address] : b.lx_address) {
+    const uint8_t* part = lx(core, address, b.layout.size_bytes());
+    for_each_element(tensor.layout, b.layout, b.core_box.at(core),
+                     [&](int64_t w, int64_t o) { std::memcpy(whole.data() + w, part + o, elem); });
+  }
+  std::vector<float> values(static_cast<size_t>(tensor.element_count()));
+  float* next = values.data();
+  for_each_host_row(tensor, [&](const std::vector<int64_t>& offsets) {
+    for (int64_t offset : offsets) *next++ = load_element(tensor.format, whole.data() + offset);
   });
   return values;
 }

@@ -33,6 +33,8 @@ class DeviceMemory {
   void upload(const HostTensor& tensor, const std::vector<float>& values);
   // Device -> host: the tensor's values in host C order.
   std::vector<float> download(const HostTensor& tensor);
+  // A tensor left in LX, gathered from its cores' parts, in host C order.
+  std::vector<float> download(const Program& program, const LxResult& result);
 
  private:
   struct Region {

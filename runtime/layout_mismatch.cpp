@@ -83,7 +83,8 @@ class MeaningTracker {
   }
 
   static std::pair<int64_t, int64_t> lx_key(const TensorBinding& b) {
-    return {b.lx_address.empty() ? 0 : b.lx_address.begin()->second, b.lx_layout().size_bytes()};
+    const auto& address = b.lx_read_address();
+    return {address.empty() ? 0 : address.begin()->second, b.lx_layout().size_bytes()};
   }
 
   void visit(const Kernel& kernel) {

@@ -58,6 +58,17 @@ struct HostTensor {
   const std::vector<int64_t>& host_shape() const { return visible_shape.empty() ? shape : visible_shape; }
 };
 
+// A tensor held in LX across cores: each holder core has one part (a box of
+// the tensor, in the holder's dim names) at an LX address.
+struct LxHolding {
+  std::map<int, int64_t> address;  // holder core -> LX address
+  std::map<int, Box> box;          // holder core -> the part it holds (global coordinates)
+  TensorLayout layout;             // one holder's part
+  TensorLayout whole;              // the whole tensor densely in the holder's dim names (whole_tensor_layout)
+  std::string writer;              // "sdsc_3.json Tensor2" when the bytes' writer says where; "" for the
+                                   // allocation's own coreIdToWkSlice_
+};
+
 struct TensorBinding {
   MemComponent component = MemComponent::Hbm;
   TensorLayout layout;                // HBM: full tensor; LX: one core's slice
@@ -65,15 +76,16 @@ struct TensorBinding {
   int64_t hbm_base = 0;               // HBM: absolute address of the tensor's first byte
   std::map<int, int64_t> lx_address;  // LX: core -> byte address in that core's LX
   std::map<int, Box> core_box;        // core -> the part of the tensor it works on
-  // LX relayout (relayout_input): each core's LX holds held_box (the
-  // producer's division, laid out as held_layout) at lx_address; the backend
-  // moves the parts over the data ring into a buffer of its own laid out as
-  // `layout` before the SDSC computes on core_box.
+  // LX relayout: where an LX input is before the SDSC runs, when that is not
+  // where the SDSC computes on it (runtime/lx_relayout.h). The backend moves
+  // the parts over the data ring into a buffer of each core's own, laid out
+  // as `layout`, before the SDSC computes on core_box.
   bool relayout = false;
-  std::map<int, Box> held_box;
-  TensorLayout held_layout;
-  const TensorLayout& lx_layout() const { return relayout ? held_layout : layout; }
-  const Box& lx_box(int core) const { return relayout ? held_box.at(core) : core_box.at(core); }
+  LxHolding held;
+  // The LX range a core reads: the holders' parts when relayouted, else its own.
+  const TensorLayout& lx_layout() const { return relayout ? held.layout : layout; }
+  const std::map<int, int64_t>& lx_read_address() const { return relayout ? held.address : lx_address; }
+  const Box& lx_box(int core) const { return relayout ? held.box.at(core) : core_box.at(core); }
   bool read = false;  // read by this kernel (a reduction's output-as-input excluded)
   bool written = false;
 };
@@ -84,6 +96,15 @@ struct Kernel {
   int launch_line = 0;                 // sdsc_execute line in bundle.mlir (0: none)
   std::string label;                   // sdsc file name as listed, e.g. "sdsc_3.json"
   std::vector<TensorBinding> tensors;  // by ldsIdx_
+};
+
+// A tensor the program leaves in LX: written by an SDSC and neither read nor
+// overwritten after it (sdpa's attention output). Functional runs download it
+// like an output, gathered from the cores that hold its parts.
+struct LxResult {
+  HostTensor tensor;  // name "sdsc_19.Tensor1"; layout: the whole tensor densely (whole_tensor_layout)
+  size_t kernel = 0;
+  size_t lds = 0;
 };
 
 struct BundleInfo {
@@ -97,6 +118,7 @@ struct Program {
   std::vector<BundleInfo> bundles;
   std::vector<Kernel> kernels;  // launch order
   std::vector<HostTensor> host_tensors;
+  std::vector<LxResult> lx_results;
   std::vector<Hazard> hazards;  // found while binding
   const HostTensor* find_host_tensor(const std::string& name) const;
 };

@@ -12,6 +12,7 @@
 #include "runtime/bundle_mlir.h"
 #include "runtime/error.h"
 #include "runtime/layout_mismatch.h"
+#include "runtime/lx_relayout.h"
 #include "runtime/program.h"
 #include "runtime/program_manifest.h"
 #include "runtime/text.h"
@@ -117,14 +118,64 @@ class Binder {
     program_.name = name;
     if (manifest_) settle_manifest_roles();
     name_host_tensors();
+    for (auto& h : locate_lx_inputs(program_)) program_.hazards.push_back(std::move(h));
     if (!manifest_) {
       for (auto& h : settle_layout_meanings(program_)) program_.hazards.push_back(std::move(h));
     }
     find_overlaps();
+    find_lx_results();
     return std::move(program_);
   }
 
  private:
+  // Host dims: N_ order, stick dim last; broadcast dims have size 1.
+  static void set_host_shape(const Sdsc& sdsc, int lds, HostTensor& h) {
+    const LabeledDs& t = sdsc.tensors.at(static_cast<size_t>(lds));
+    const std::string& stick = sdsc.primary_of(lds).stick_dim;
+    for (const auto& d : sdsc.dims) {
+      if (t.scale.count(d) && d != stick) h.dims.push_back(d);
+    }
+    h.dims.push_back(stick);
+    for (const auto& d : h.dims) h.shape.push_back(t.scale.at(d) == DimScale::Normal ? sdsc.size.at(d) : 1);
+  }
+
+  // LX tensors no later SDSC reads or overwrites on any core (Program::lx_results).
+  void find_lx_results() {
+    const auto& kernels = program_.kernels;
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      for (size_t t = 0; t < kernels[k].tensors.size(); ++t) {
+        const TensorBinding& b = kernels[k].tensors[t];
+        if (b.component != MemComponent::Lx || !b.written || touched_after(k, b)) continue;
+        const Sdsc& sdsc = *kernels[k].sdsc;
+        LxResult r;
+        r.kernel = k;
+        r.lds = t;
+        r.tensor.name = fs::path(kernels[k].label).stem().string() + "." + sdsc.tensors[t].name;
+        r.tensor.format = sdsc.tensors[t].format;
+        r.tensor.layout = whole_tensor_layout(sdsc, static_cast<int>(t));
+        r.tensor.is_output = true;
+        r.tensor.first_use = kernels[k].label + " " + sdsc.tensors[t].name;
+        set_host_shape(sdsc, static_cast<int>(t), r.tensor);
+        program_.lx_results.push_back(std::move(r));
+      }
+    }
+  }
+
+  bool touched_after(size_t k, const TensorBinding& written) const {
+    for (size_t later = k + 1; later < program_.kernels.size(); ++later) {
+      for (const auto& b : program_.kernels[later].tensors) {
+        if (b.component != MemComponent::Lx) continue;
+        for (const auto& [core, address] : b.read ? b.lx_read_address() : b.lx_address) {
+          const auto it = written.lx_address.find(core);
+          if (it == written.lx_address.end()) continue;
+          const int64_t bytes = b.read ? b.lx_layout().size_bytes() : b.layout.size_bytes();
+          if (address < it->second + written.layout.size_bytes() && it->second < address + bytes) return true;
+        }
+      }
+    }
+    return false;
+  }
+
   void add_manifest_tensors() {
     for (const auto& t : manifest_->tensors) {
       HostTensor h;
@@ -217,10 +268,11 @@ class Binder {
     b.component = alloc.component;
     b.layout = allocation_layout(sdsc, lds);
     for (int core : sdsc.core_ids) b.core_box[core] = core_box(sdsc, lds, core);
-    if (relayout_input(sdsc, lds)) {
+    if (relayout_input(sdsc, lds)) {  // held as the allocation's coreIdToWkSlice_ says (until lx_relayout.h)
       b.relayout = true;
-      b.held_layout = b.layout;
-      b.held_box = b.core_box;
+      b.held.layout = b.layout;
+      b.held.box = b.core_box;
+      b.held.whole = whole_tensor_layout(sdsc, lds);
       b.layout = compute_layout(sdsc, lds);
       for (int core : sdsc.core_ids) b.core_box[core] = compute_box(sdsc, lds, core);
     }
@@ -242,12 +294,15 @@ class Binder {
                    std::to_string(address) + ", " + std::to_string(end) + "), beyond the " +
                    std::to_string(limits_.lx_bytes) + "-byte LX");
         }
-        if (end > limits_.lx_usable_bytes()) {
+        // A relayouted input's bytes are where its writer put them, and the
+        // writer's own binding judges that range.
+        if (end > limits_.lx_usable_bytes() && !b.relayout) {
           reserved.push_back(core);
           highest_end = std::max(highest_end, end);
         }
         b.lx_address[core] = address;
       }
+      if (b.relayout) b.held.address = b.lx_address;
       if (!reserved.empty()) {
         program_.hazards.push_back({"lx_reserved_region", program_.bundles[static_cast<size_t>(bundle_)].name,
                                     launch.file, tensor.name, reserved, -1,
@@ -372,12 +427,7 @@ class Binder {
     h.format = t.format;
     h.layout = b.layout;
     h.first_use = use;
-    const std::string& stick = sdsc.primary_of(lds).stick_dim;
-    for (const auto& d : sdsc.dims) {
-      if (t.scale.count(d) && d != stick) h.dims.push_back(d);
-    }
-    h.dims.push_back(stick);
-    for (const auto& d : h.dims) h.shape.push_back(t.scale.at(d) == DimScale::Normal ? sdsc.size.at(d) : 1);
+    set_host_shape(sdsc, lds, h);
     program_.host_tensors.push_back(h);
     host_index_[b.hbm_base] = static_cast<int>(program_.host_tensors.size()) - 1;
     return static_cast<int>(program_.host_tensors.size()) - 1;

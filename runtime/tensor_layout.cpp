@@ -280,4 +280,63 @@ TensorLayout whole_tensor_layout(const Sdsc& sdsc, int lds_index) {
                       primary.stick_dim, primary.stick_elems, word_bytes(sdsc.tensors.at(lds_index).format));
 }
 
+std::vector<int64_t> offsets_along(const TensorLayout& layout, const std::string& dim, int64_t first, int64_t n) {
+  std::vector<int64_t> out(static_cast<size_t>(n), 0);
+  const LayoutDim* d = layout.find(dim);
+  if (!d) return out;
+  for (int64_t j = 0; j < n; ++j) out[static_cast<size_t>(j)] = layout.offset_along(*d, first + j);
+  return out;
+}
+
+ByteRuns merge_runs(ByteRuns runs) {
+  std::sort(runs.begin(), runs.end());
+  ByteRuns merged;
+  for (const auto& [offset, bytes] : runs) {
+    if (!merged.empty() && merged.back().first + merged.back().second >= offset) {
+      merged.back().second = std::max(merged.back().second, offset + bytes - merged.back().first);
+    } else {
+      merged.emplace_back(offset, bytes);
+    }
+  }
+  return merged;
+}
+
+int64_t total_bytes(const ByteRuns& runs) {
+  int64_t total = 0;
+  for (const auto& run : runs) total += run.second;
+  return total;
+}
+
+int64_t overlap_bytes(const ByteRuns& a, const ByteRuns& b) {
+  int64_t common = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const int64_t lo = std::max(a[i].first, b[j].first);
+    const int64_t a_end = a[i].first + a[i].second, b_end = b[j].first + b[j].second;
+    common += std::max<int64_t>(0, std::min(a_end, b_end) - lo);
+    if (a_end < b_end) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return common;
+}
+
+ByteRuns subtract_runs(const ByteRuns& a, const ByteRuns& b) {
+  ByteRuns out;
+  size_t j = 0;
+  for (const auto& [offset, bytes] : a) {
+    int64_t at = offset;
+    const int64_t end = offset + bytes;
+    while (j < b.size() && b[j].first + b[j].second <= at) ++j;
+    for (size_t i = j; i < b.size() && b[i].first < end; ++i) {
+      if (b[i].first > at) out.emplace_back(at, b[i].first - at);
+      at = std::max(at, b[i].first + b[i].second);
+    }
+    if (at < end) out.emplace_back(at, end - at);
+  }
+  return out;
+}
+
 }  // namespace spyre

@@ -125,4 +125,49 @@ TensorLayout allocation_layout(const Sdsc& sdsc, int lds_index);
 // (mb/y/i in one, mb/out in the next) agree on which bytes a core holds.
 TensorLayout whole_tensor_layout(const Sdsc& sdsc, int lds_index);
 
+// Byte offsets, in a layout, of the coordinates [first, first + n) of one
+// dim (zeros for a dim of extent 1 the layout does not list).
+std::vector<int64_t> offsets_along(const TensorLayout& layout, const std::string& dim, int64_t first, int64_t n);
+
+// Calls visit(whole offset, part offset) for every element of box: a part
+// laid out as `part` (local coordinates) whose global coordinates `whole`
+// lays out. Moves parts of a tensor between cores whose SDSCs name its dims
+// differently, through the whole tensor's bytes.
+template <typename Visit>
+void for_each_element(const TensorLayout& whole, const TensorLayout& part, const Box& box, Visit&& visit) {
+  std::vector<std::vector<int64_t>> whole_off, part_off;
+  for (const auto& [d, e] : box.extent) {
+    if (e <= 0) return;
+    const int64_t origin = box.origin.count(d) ? box.origin.at(d) : 0;
+    part_off.push_back(offsets_along(part, d, 0, e));
+    whole_off.push_back(offsets_along(whole, d, origin, e));
+  }
+  std::vector<size_t> index(part_off.size(), 0);
+  while (true) {
+    int64_t w = 0, o = 0;
+    for (size_t i = 0; i < index.size(); ++i) {
+      w += whole_off[i][index[i]];
+      o += part_off[i][index[i]];
+    }
+    visit(w, o);
+    size_t i = index.size();
+    while (i-- > 0) {
+      if (++index[i] < part_off[i].size()) break;
+      index[i] = 0;
+    }
+    if (i == static_cast<size_t>(-1)) return;
+  }
+}
+
+// Byte runs (offset, bytes) in address order, adjacent runs merged, as
+// box_runs gives them.
+using ByteRuns = std::vector<std::pair<int64_t, int64_t>>;
+// Sorts and merges runs that touch or overlap.
+ByteRuns merge_runs(ByteRuns runs);
+int64_t total_bytes(const ByteRuns& runs);
+// Bytes both sets cover; each must be in address order without overlaps.
+int64_t overlap_bytes(const ByteRuns& a, const ByteRuns& b);
+// The bytes of a that b does not cover, in the same form.
+ByteRuns subtract_runs(const ByteRuns& a, const ByteRuns& b);
+
 }  // namespace spyre

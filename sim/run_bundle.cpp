@@ -38,33 +38,37 @@ RunOutcome run_bundle(const RunOptions& o) {
       simulate(program, arch, functional ? &*memory : nullptr, !o.trace_path.empty(), o.vf, o.warmup);
   RunOutcome outcome;
   outcome.report = std::move(sim.report);
+  // Outputs: the host tensors the program writes, then the tensors it leaves in LX.
+  std::vector<const HostTensor*> outputs;
+  for (const auto& t : program.host_tensors) {
+    if (t.is_output) outputs.push_back(&t);
+  }
+  for (const auto& r : program.lx_results) outputs.push_back(&r.tensor);
   if (functional) {
     for (const auto& t : program.host_tensors) {
       if (t.is_output) outcome.outputs[t.name] = memory->download(t);
     }
+    for (const auto& r : program.lx_results) outcome.outputs[r.tensor.name] = memory->download(program, r);
   }
   if (!o.outputs_dir.empty()) {
     fs::create_directories(o.outputs_dir);
-    for (const auto& t : program.host_tensors) {
-      if (t.is_output)
-        write_npy((fs::path(o.outputs_dir) / (t.name + ".npy")).string(), t.host_shape(), outcome.outputs.at(t.name),
-                  o.output_dtype);
+    for (const HostTensor* t : outputs) {
+      write_npy((fs::path(o.outputs_dir) / (t->name + ".npy")).string(), t->host_shape(), outcome.outputs.at(t->name),
+                o.output_dtype);
     }
   }
   if (!o.expect_dir.empty()) {
     if (!fs::is_directory(o.expect_dir)) fail(o.expect_dir, "", "reference directory does not exist");
-    for (const auto& t : program.host_tensors) {
-      const fs::path ref = fs::path(o.expect_dir) / (t.name + ".npy");
-      if (!t.is_output || !fs::exists(ref)) continue;
-      Comparison c = compare_values(t, outcome.outputs.at(t.name), read_npy(ref.string()), o.rtol, o.atol);
+    for (const HostTensor* t : outputs) {
+      const fs::path ref = fs::path(o.expect_dir) / (t->name + ".npy");
+      if (!fs::exists(ref)) continue;
+      Comparison c = compare_values(*t, outcome.outputs.at(t->name), read_npy(ref.string()), o.rtol, o.atol);
       outcome.expect_failed |= !c.passed;
       outcome.report.comparisons.push_back(c);
     }
     if (outcome.report.comparisons.empty()) {
       std::vector<std::string> names;
-      for (const auto& t : program.host_tensors) {
-        if (t.is_output) names.push_back(t.name + ".npy");
-      }
+      for (const HostTensor* t : outputs) names.push_back(t->name + ".npy");
       fail(o.expect_dir, "", "holds none of the output references (" + join(names, ", ") + ")");
     }
   }

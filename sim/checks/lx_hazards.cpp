@@ -24,12 +24,22 @@ struct Value {
 // tensor laid out densely, after the whole tensor's size. Dim names and
 // splits of the stick differ between SDSCs (one writes [mb, y, x, i], the
 // next reads [mb, out, x] with y x i = out); the bytes do not.
-std::vector<std::pair<int64_t, int64_t>> layout_part(const Kernel& kernel, size_t tensor, int core) {
-  const TensorLayout whole = whole_tensor_layout(*kernel.sdsc, static_cast<int>(tensor));
-  const Box& box = kernel.tensors[tensor].lx_box(core);
+std::vector<std::pair<int64_t, int64_t>> layout_part(const TensorLayout& whole, const Box& box) {
   std::vector<std::pair<int64_t, int64_t>> part{{whole.size_bytes(), 0}};
   for (const auto& run : whole.box_runs(box.origin, box.extent)) part.push_back(run);
   return part;
+}
+
+// What a core wrote, and what a read finds there: a relayouted input is read
+// where its holders keep it (TensorBinding::held).
+std::vector<std::pair<int64_t, int64_t>> written_part(const Kernel& kernel, size_t tensor, int core) {
+  return layout_part(whole_tensor_layout(*kernel.sdsc, static_cast<int>(tensor)),
+                     kernel.tensors[tensor].core_box.at(core));
+}
+std::vector<std::pair<int64_t, int64_t>> read_part(const Kernel& kernel, size_t tensor, int core) {
+  const TensorBinding& b = kernel.tensors[tensor];
+  if (!b.relayout) return written_part(kernel, tensor, core);
+  return layout_part(b.held.whole, b.held.box.at(core));
 }
 
 std::string range(int64_t address, int64_t bytes) {
@@ -65,7 +75,7 @@ class LxValueTracker {
       for (size_t t = 0; t < kernel.tensors.size(); ++t) {
         const TensorBinding& b = kernel.tensors[t];
         if (!lx_read(b)) continue;
-        for (const auto& [core, address] : b.lx_address) {
+        for (const auto& [core, address] : b.lx_read_address()) {
           auto it = latest.find({core, address, b.lx_layout().size_bytes()});
           if (it == latest.end()) continue;
           values_[it->second].last_read = k;
@@ -77,8 +87,8 @@ class LxValueTracker {
         const TensorBinding& b = kernel.tensors[t];
         if (!lx_written(b)) continue;
         for (const auto& [core, address] : b.lx_address) {
-          latest[{core, address, b.lx_layout().size_bytes()}] = values_.size();
-          values_.push_back({k, t, address, b.lx_layout().size_bytes(), layout_part(kernel, t, core)});
+          latest[{core, address, b.layout.size_bytes()}] = values_.size();
+          values_.push_back({k, t, address, b.layout.size_bytes(), written_part(kernel, t, core)});
         }
       }
     }
@@ -111,7 +121,7 @@ class LxValueTracker {
       if (!lx_read(b)) continue;
       std::vector<int> missing, wiped, stale, mismatch;
       std::string stale_detail, mismatch_detail, wiped_bundle;
-      for (const auto& [core, address] : b.lx_address) {
+      for (const auto& [core, address] : b.lx_read_address()) {
         const auto& holder = sticks_of(core);
         std::vector<int64_t> seen;
         for (int64_t s = address / kStickBytes;
@@ -137,7 +147,7 @@ class LxValueTracker {
           wiped_bundle = program_.bundles[static_cast<size_t>(program_.kernels[v.kernel].bundle)].name;
           continue;
         }
-        if (layout_part(kernel, t, core) != v.part) {
+        if (read_part(kernel, t, core) != v.part) {
           mismatch.push_back(core);
           mismatch_detail =
               "core " + std::to_string(core) + "'s LX holds the slice " + program_.kernels[v.kernel].label +
@@ -148,14 +158,14 @@ class LxValueTracker {
       const int64_t bytes = b.lx_layout().size_bytes();
       if (!missing.empty()) {
         report(k, t, "lx_uninitialized_read", missing,
-               "reads LX " + range(b.lx_address.at(missing.front()), bytes) +
+               "reads LX " + range(b.lx_read_address().at(missing.front()), bytes) +
                    " that no earlier SDSC of the program wrote on these cores");
       }
       if (!stale.empty()) report(k, t, "lx_stale_read", stale, stale_detail);
       if (!wiped.empty()) {
         report(k, t, "lx_wiped_read", wiped,
-               "reads LX " + range(b.lx_address.at(wiped.front()), bytes) + " written in bundle " + wiped_bundle +
-                   "; with --vf LX is wiped at every bundle boundary");
+               "reads LX " + range(b.lx_read_address().at(wiped.front()), bytes) + " written in bundle " +
+                   wiped_bundle + "; with --vf LX is wiped at every bundle boundary");
       }
       if (!mismatch.empty()) report(k, t, "core_div_mismatch", mismatch, mismatch_detail);
     }
@@ -175,14 +185,14 @@ class LxValueTracker {
       for (const auto& [core, address] : b.lx_address) {
         auto& holder = sticks_of(core);
         const auto me = static_cast<int64_t>(next_value_++);
-        for (int64_t s = address / kStickBytes;
-             s < (address + b.lx_layout().size_bytes() + kStickBytes - 1) / kStickBytes; ++s) {
+        for (int64_t s = address / kStickBytes; s < (address + b.layout.size_bytes() + kStickBytes - 1) / kStickBytes;
+             ++s) {
           const int64_t old = holder[static_cast<size_t>(s)];
           if (old >= 0) {
             const Value& v = values_[static_cast<size_t>(old)];
             if (v.read && v.last_read > k && v.kernel != k) {
               if (clobbering.empty() || clobbering.back() != core) clobbering.push_back(core);
-              detail = "writes LX " + range(address, b.lx_layout().size_bytes()) + " over " + describe(v) + " " +
+              detail = "writes LX " + range(address, b.layout.size_bytes()) + " over " + describe(v) + " " +
                        range(v.address, v.bytes) + ", which " + program_.kernels[v.last_read].label + " still reads";
             }
           }

@@ -426,15 +426,6 @@ struct LxParts {
   std::function<uint8_t*(int core)> base;
 };
 
-// Byte offsets, in a part's layout, of the local coordinates [first, first + n) of one dim.
-std::vector<int64_t> offsets_along(const TensorLayout& layout, const std::string& dim, int64_t first, int64_t n) {
-  std::vector<int64_t> out(static_cast<size_t>(n), 0);
-  const LayoutDim* d = layout.find(dim);
-  if (!d) return out;  // a dim of extent 1 the layout does not list
-  for (int64_t j = 0; j < n; ++j) out[static_cast<size_t>(j)] = layout.offset_along(*d, first + j);
-  return out;
-}
-
 void move_parts(const LxParts& from, const LxParts& to, DataFormat format, const std::string& file,
                 const std::string& path) {
   const size_t elem = static_cast<size_t>(word_bytes(format));
@@ -492,17 +483,38 @@ void run_shuffle(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
              s.file, op.path);
 }
 
-// The backend's relayout of LX inputs held under another division: into a
-// buffer of its own per core, laid out as the SDSC computes on it.
+// The backend's relayout of LX inputs held elsewhere (TensorBinding::held):
+// the holders' parts gathered into the whole tensor, each core's part then
+// copied into a buffer of its own laid out as the SDSC computes on it. The
+// whole tensor is the frame in which holder and SDSC name dims alike.
 void relayout_inputs(DeviceMemory& memory, const Kernel& k) {
   const Sdsc& s = *k.sdsc;
   for (size_t t = 0; t < k.tensors.size(); ++t) {
     const TensorBinding& b = k.tensors[t];
     if (!b.relayout || !b.read) continue;
-    move_parts({b.held_box, b.held_layout,
-                [&](int core) { return memory.lx(core, b.lx_address.at(core), b.held_layout.size_bytes()); }},
-               {b.core_box, b.layout, [&](int core) { return tensor_base(memory, b, core); }}, s.tensors[t].format,
-               s.file, s.allocations[t].path);
+    const size_t elem = static_cast<size_t>(word_bytes(s.tensors[t].format));
+    std::vector<uint8_t> whole(static_cast<size_t>(b.held.whole.size_bytes()));
+    std::vector<bool> held(whole.size() / elem, false);
+    for (const auto& [core, box] : b.held.box) {
+      const uint8_t* part = memory.lx(core, b.held.address.at(core), b.held.layout.size_bytes());
+      for_each_element(b.held.whole, b.held.layout, box, [&](int64_t w, int64_t o) {
+        std::memcpy(whole.data() + w, part + o, elem);
+        held[static_cast<size_t>(w) / elem] = true;
+      });
+    }
+    const TensorLayout frame = whole_tensor_layout(s, static_cast<int>(t));
+    for (const auto& [core, box] : b.core_box) {
+      uint8_t* part = tensor_base(memory, b, core);
+      bool missing = false;
+      for_each_element(frame, b.layout, box, [&](int64_t w, int64_t o) {
+        missing = missing || !held[static_cast<size_t>(w) / elem];
+        std::memcpy(part + o, whole.data() + w, elem);
+      });
+      if (missing) {
+        fail(s.file, s.allocations[t].path,
+             "no core holds some elements of the part core " + std::to_string(core) + " computes on");
+      }
+    }
   }
 }
 

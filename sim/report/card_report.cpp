@@ -36,8 +36,9 @@ int64_t lx_high_water(const Program& program, int core) {
   for (const auto& k : program.kernels) {
     for (const auto& b : k.tensors) {
       auto it = b.lx_address.find(core);
-      if (b.component == MemComponent::Lx && it != b.lx_address.end())
-        high = std::max(high, it->second + b.lx_layout().size_bytes());
+      // A relayouted input's bytes are its writer's, counted there.
+      if (b.component == MemComponent::Lx && !b.relayout && it != b.lx_address.end())
+        high = std::max(high, it->second + b.layout.size_bytes());
     }
   }
   return high;

@@ -352,33 +352,33 @@ void plan_shuffle(const Kernel& k, const ComputeOp& op, KernelWork& w, CoreWork&
   cw.tiles.push_back(local);
 }
 
-// The backend's relayout of LX inputs held under another division: each core
-// receives, over the data ring, the parts it computes on that other cores
-// hold; the parts it holds itself are copied within its LX (a leading tile).
+// The backend's relayout of LX inputs held elsewhere (TensorBinding::held):
+// each core receives, over the data ring, the sticks of its part other cores
+// hold; the sticks it holds itself are copied within its LX (a leading tile).
+// Parts are compared as byte runs of the whole tensor, the frame in which
+// holder and SDSC name dims alike.
 void plan_relayout(const Kernel& k, KernelWork& w) {
-  for (const auto& b : k.tensors) {
+  for (size_t t = 0; t < k.tensors.size(); ++t) {
+    const TensorBinding& b = k.tensors[t];
     if (!b.relayout || !b.read) continue;
+    const TensorLayout frame = whole_tensor_layout(*k.sdsc, static_cast<int>(t));
+    std::map<int, ByteRuns> held;
+    for (const auto& [holder, box] : b.held.box) held[holder] = b.held.whole.box_runs(box.origin, box.extent);
     for (auto& cw : w.cores) {
       const Box& used = b.core_box.at(cw.core);
+      ByteRuns need = frame.box_runs(used.origin, used.extent);
+      // A stick two holders hold comes once, from the core itself when it is one of them.
       int64_t local = 0;
-      for (const auto& [holder, held] : b.held_box) {
-        DimMap origin, extent;
-        bool empty = false;
-        for (const auto& [d, e] : used.extent) {
-          const int64_t ho = held.origin.count(d) ? held.origin.at(d) : 0;
-          const int64_t he = held.extent.count(d) ? held.extent.at(d) : 1;
-          const int64_t lo = std::max(used.origin.at(d), ho), hi = std::min(used.origin.at(d) + e, ho + he);
-          if (hi <= lo) empty = true;
-          origin[d] = lo - used.origin.at(d);
-          extent[d] = hi - lo;
-        }
-        if (empty) continue;
-        const int64_t bytes = b.layout.box_bytes(origin, extent);
-        if (holder == cw.core) {
-          local += bytes;
-        } else {
-          w.relayout.push_back({holder, cw.core, bytes});
-        }
+      if (held.count(cw.core)) {
+        local = overlap_bytes(need, held.at(cw.core));
+        need = subtract_runs(need, held.at(cw.core));
+      }
+      for (const auto& [holder, runs] : held) {
+        if (holder == cw.core) continue;
+        const int64_t bytes = overlap_bytes(need, runs);
+        if (bytes == 0) continue;
+        w.relayout.push_back({holder, cw.core, bytes});
+        need = subtract_runs(need, runs);
       }
       if (local > 0) {
         Tile copy;

@@ -55,19 +55,107 @@ TEST(GraniteLayer, RmsNormQkvMatchesTheHostReference) {
   }
 }
 
-// The attention core: 5-dimensional RoPE layouts, views of the fused QKV
-// buffer with back gaps, LX inputs relayouted between cores before the
-// batchmatmuls. It runs functionally; its values cannot match a host
-// reference as written (docs/hazards.md: cores 1-31 read a RoPE table only
-// core 0 holds).
-TEST(GraniteLayer, SdpaRunsWithItsRelayouts) {
+// The attention core, as FMS writes it for Granite: rotary embedding of q and
+// k (x_rot = R x per pair (x[e], x[64 + e]), R = [[cos, -sin], [sin, cos]] from
+// a table of 512 positions), both scaled by s = 128^-1/4, QK^T per head with
+// 4 heads per KV head, a causal mask added, softmax, then @ V. The kernel
+// writes the rotated K (arg5) and the raw scores (arg0_4194304) to HBM and
+// leaves the attention output in LX (sdsc_19.Tensor1, [head, position, 128]).
+// It exercises 5-dimensional RoPE layouts, views of the fused QKV buffer with
+// back gaps and the LX relayouts between differently divided SDSCs.
+TEST(GraniteLayer, SdpaMatchesTheHostReference) {
+  constexpr int kHeads = 32, kKvHeads = 8, kDim = 128, kHalf = 64;
   const std::string bundle = bundle_path("torch-spyre/granite_layer_prefill/sdpa");
-  const auto run = run_functional(bundle, random_inputs(load_bundle(bundle), -1, 1, 5));
+  const double s = std::pow(double(kDim), -0.25);
+  Arrays given;
+  auto& table = given["arg1"];  // [position][output half][input half][e]
+  table.resize(static_cast<size_t>(kTokens) * 4 * kHalf);
+  std::vector<double> cosine(static_cast<size_t>(kTokens) * kHalf), sine(cosine.size());
+  for (int p = 0; p < kTokens; ++p) {
+    for (int e = 0; e < kHalf; ++e) {
+      const double angle = p * std::pow(10000.0, -double(e) / kHalf);
+      const size_t pe = static_cast<size_t>(p) * kHalf + e;
+      cosine[pe] = std::cos(angle);
+      sine[pe] = std::sin(angle);
+      const size_t base = static_cast<size_t>(p) * 4 * kHalf + e;
+      table[base] = float(cosine[pe]);
+      table[base + kHalf] = float(-sine[pe]);
+      table[base + 2 * kHalf] = float(sine[pe]);
+      table[base + 3 * kHalf] = float(cosine[pe]);
+    }
+  }
+  given["arg3"] = {float(s)};
+  auto& mask = given["arg4"];  // [query][key], causal
+  mask.resize(static_cast<size_t>(kTokens) * kTokens);
+  for (int i = 0; i < kTokens; ++i) {
+    for (int j = 0; j < kTokens; ++j) mask[static_cast<size_t>(i) * kTokens + j] = j <= i ? 0.0f : -1e4f;
+  }
+  const Arrays in = random_inputs(load_bundle(bundle), -1, 1, 5, given);
+  const auto& q = in.at("arg2");        // [position][head][1][half][e]: q's view of the fused QKV buffer
+  const auto& k = in.at("arg2_8192");   // [position][kv head][1][half][e]
+  const auto& v = in.at("arg2_10240");  // [kv head][1][position][128]
+
+  // Rotary embedding, rows of 128 per (position, head).
+  auto rotate = [&](const std::vector<float>& x, int heads) {
+    std::vector<double> out(x.size());
+    for (int p = 0; p < kTokens; ++p) {
+      for (int h = 0; h < heads; ++h) {
+        const size_t row = (static_cast<size_t>(p) * heads + h) * kDim;
+        for (int e = 0; e < kHalf; ++e) {
+          const size_t pe = static_cast<size_t>(p) * kHalf + e;
+          const double x0 = x[row + e], x1 = x[row + kHalf + e];
+          out[row + e] = x0 * cosine[pe] - x1 * sine[pe];
+          out[row + kHalf + e] = x0 * sine[pe] + x1 * cosine[pe];
+        }
+      }
+    }
+    return out;
+  };
+  const std::vector<double> qr = rotate(q, kHeads), kr = rotate(k, kKvHeads);
+
+  const auto run = run_functional(bundle, in);
   EXPECT_EQ(run.report.kernels.size(), 20u);
-  EXPECT_GT(run.report.data_ring_bytes, 0);  // the relayout exchanges
-  ASSERT_FALSE(run.outputs.empty());
-  for (const auto& [name, values] : run.outputs) {
-    for (float v : values) ASSERT_TRUE(std::isfinite(v)) << name;
+  // Rotated K, [position][kv head][half][e] = kr's rows: two products and a sum, each rounded.
+  EXPECT_LE(worst_excess(run.outputs.at("arg5"), kr, 1e-2), 1e-2);
+
+  const auto& scores = run.outputs.at("arg0_4194304");        // [query][head][key]
+  const auto& attention = run.outputs.at("sdsc_19.Tensor1");  // [head][query][128]
+  ASSERT_EQ(scores.size(), static_cast<size_t>(kTokens) * kHeads * kTokens);
+  ASSERT_EQ(attention.size(), static_cast<size_t>(kHeads) * kTokens * kDim);
+  // Queries at the edges of the 32 position slices.
+  for (int i : {0, 1, 15, 16, 255, 256, 496, 511}) {
+    int worse_scores = 0, worse_out = 0;
+    for (int h = 0; h < kHeads; ++h) {
+      const int g = h / (kHeads / kKvHeads);
+      std::vector<double> probability(kTokens);
+      double top = -INFINITY;
+      for (int j = 0; j < kTokens; ++j) {
+        double want = 0, spread = 0;
+        for (int d = 0; d < kDim; ++d) {
+          const double term = s * qr[(static_cast<size_t>(i) * kHeads + h) * kDim + d] * s *
+                              kr[(static_cast<size_t>(j) * kKvHeads + g) * kDim + d];
+          want += term;
+          spread += term * term;
+        }
+        const double got = scores[(static_cast<size_t>(i) * kHeads + h) * kTokens + j];
+        // q and k are rotated and scaled in DLFloat16 (2^-10 relative) before the product.
+        if (std::fabs(got - want) > 8 * std::ldexp(std::sqrt(spread), -10) + std::ldexp(std::fabs(want), -9))
+          ++worse_scores;
+        probability[j] = want + mask[static_cast<size_t>(i) * kTokens + j];
+        top = std::max(top, probability[j]);
+      }
+      double total = 0;
+      for (double& pj : probability) total += (pj = std::exp(pj - top));
+      for (int d = 0; d < kDim; ++d) {
+        double want = 0;
+        for (int j = 0; j < kTokens; ++j)
+          want += probability[j] / total * v[(static_cast<size_t>(g) * kTokens + j) * kDim + d];
+        const double got = attention[(static_cast<size_t>(h) * kTokens + i) * kDim + d];
+        if (std::fabs(got - want) > 1e-2 + std::ldexp(std::fabs(want), -7)) ++worse_out;
+      }
+    }
+    EXPECT_EQ(worse_scores, 0) << "query " << i;
+    EXPECT_EQ(worse_out, 0) << "query " << i;
   }
 }
 

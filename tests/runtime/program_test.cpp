@@ -95,6 +95,46 @@ TEST(Program, ViewsIntoOneFusedQkvBufferInterleave) {
   for (const auto& h : p.hazards) EXPECT_NE(h.kind, "hbm_overlap") << h.detail;
 }
 
+// An LX input is where its writer left it: sdpa's RoPE muls (sdsc_1, sdsc_4)
+// read, on 32 cores, the table sdsc_0 copied into core 0's LX; the K
+// batchmatmul (sdsc_10) reads K where the restickify (sdsc_9) left each head,
+// though its allocation's coreIdToWkSlice_ says otherwise.
+TEST(Program, LxInputsAreWhereTheirWriterLeftThem) {
+  Program p = load_program(bundle_path("torch-spyre/granite_layer_prefill/sdpa"), DeviceLimits{});
+  const TensorBinding& table = p.kernels[1].tensors[0];
+  ASSERT_TRUE(table.relayout);
+  EXPECT_EQ(table.held.writer, "sdsc_0.json Tensor1");
+  ASSERT_EQ(table.held.box.size(), 1u);  // core 0 holds all 512 positions
+  EXPECT_EQ(table.held.address.at(0), 0);
+  EXPECT_EQ(table.held.layout.size_bytes(), 512 * 4 * 128);
+  EXPECT_EQ(table.core_box.at(5).origin.at("mb"), 5 * 16);  // what core 5 computes on
+  const TensorBinding& k = p.kernels[10].tensors[1];
+  ASSERT_TRUE(k.relayout);
+  EXPECT_EQ(k.held.writer, "sdsc_9.json Tensor1");
+  EXPECT_EQ(k.held.box.at(3).origin.at("mb"), 3);  // head 3, as sdsc_9 computed it
+  // Inputs where their writer computed them move nothing (the softmax pieces).
+  for (size_t kernel = 11; kernel <= 16; ++kernel) {
+    for (const auto& b : p.kernels[kernel].tensors) EXPECT_FALSE(b.relayout) << kernel;
+  }
+  // The attention output is what the kernel leaves in LX.
+  ASSERT_EQ(p.lx_results.size(), 1u);
+  EXPECT_EQ(p.lx_results[0].tensor.name, "sdsc_19.Tensor1");
+  EXPECT_EQ(p.lx_results[0].tensor.shape, (std::vector<int64_t>{32, 512, 128}));
+  EXPECT_TRUE(
+      load_program(bundle_path("torch-spyre/granite_layer_prefill/rms_norm_qkv"), DeviceLimits{}).lx_results.empty());
+}
+
+TEST(TensorLayout, ByteRunSetsIntersectAndSubtract) {
+  const ByteRuns a = merge_runs({{100, 50}, {0, 10}, {5, 10}});  // overlapping runs merge
+  EXPECT_EQ(a, (ByteRuns{{0, 15}, {100, 50}}));
+  const ByteRuns b{{10, 100}};
+  EXPECT_EQ(total_bytes(a), 65);
+  EXPECT_EQ(overlap_bytes(a, b), 5 + 10);
+  EXPECT_EQ(subtract_runs(a, b), (ByteRuns{{0, 10}, {110, 40}}));
+  EXPECT_EQ(subtract_runs(b, a), (ByteRuns{{15, 85}}));
+  EXPECT_EQ(overlap_bytes(a, {}), 0);
+}
+
 TEST(Program, SymbolicBundleArgumentsAreSegments) {
   Program p = load_program(cli_bundle("softmax"), DeviceLimits{});
   ASSERT_EQ(p.kernels.size(), 6u);

@@ -26,7 +26,7 @@ TEST(KernelPlan, LxInputHeldUnderAnotherDivisionIsRelayoutedOverTheRing) {
   const Program p = load(test::bundle_path("torch-spyre/granite_layer_prefill/sdpa"));
   const TensorBinding& k = p.kernels[9].tensors[0];
   ASSERT_TRUE(k.relayout);
-  EXPECT_EQ(k.held_box.at(1).origin.at("x"), 16);  // what core 1's LX holds
+  EXPECT_EQ(k.held.box.at(1).origin.at("x"), 16);  // what core 1's LX holds
   EXPECT_EQ(k.core_box.at(1).origin.at("mb"), 1);  // what core 1 computes on
   EXPECT_EQ(k.layout.size_bytes(), 512 * 2 * 128);
   const KernelWork w = plan_kernel(p, 9, arch());
@@ -38,6 +38,20 @@ TEST(KernelPlan, LxInputHeldUnderAnotherDivisionIsRelayoutedOverTheRing) {
   EXPECT_EQ(w.cores[3].tiles.front().lx_bytes, 2 * 16 * 2 * 128);  // its own part, copied within its LX
   // A kernel whose LX inputs are where it computes moves nothing.
   EXPECT_TRUE(plan_kernel(p, 3, arch()).relayout.empty());
+}
+
+// The RoPE table sdsc_0 left on core 0 (512 positions x 4 sticks): every
+// other core receives its 16 positions from core 0 over the ring, core 0
+// copies its own within its LX.
+TEST(KernelPlan, LxInputOnOneCoreIsScatteredToTheCoresThatComputeOnIt) {
+  const Program p = load(test::bundle_path("torch-spyre/granite_layer_prefill/sdpa"));
+  const KernelWork w = plan_kernel(p, 1, arch());
+  ASSERT_EQ(w.relayout.size(), 31u);
+  for (const auto& t : w.relayout) {
+    EXPECT_EQ(t.src_core, 0);
+    EXPECT_EQ(t.bytes, 16 * 4 * 128);
+  }
+  EXPECT_EQ(w.cores[0].tiles.front().lx_bytes, 2 * 16 * 4 * 128);
 }
 
 TEST(KernelPlan, SeedAbsMovesExactlyItsBytes) {
