@@ -1,6 +1,8 @@
 #include "sim/hw/memory_cache.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "sim/hw/busy_log.h"
 #include "sim/hw/interfaces.h"
@@ -61,20 +63,36 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   }
   const bool write = payload.is_write();
   const int64_t first = static_cast<int64_t>(payload.get_address());
-  const int64_t length = payload.get_data_length();
-  bool missed = false;
+  const int64_t length = payload_bytes(payload);
+  // A read that misses fills each missing line whole from LPDDR5: DRAM
+  // serves at least every byte the cores read that the cache did not hold
+  // (byte conservation), and more when requests are smaller than a line.
+  std::vector<std::pair<int64_t, int64_t>> fills;  // (first line, lines) runs of missed lines
   for (int64_t line = first / line_bytes_; line * line_bytes_ < first + length; ++line) {
-    if (!touch(line, write) && !write) missed = true;
+    if (touch(line, write) || write) continue;
+    if (!fills.empty() && fills.back().first + fills.back().second == line) {
+      ++fills.back().second;
+    } else {
+      fills.emplace_back(line, 1);
+    }
   }
   const double arrival = now_ns() + delay.to_seconds() * 1e9;
   const double start = std::max(arrival, free_at_ns_);
   free_at_ns_ = start + static_cast<double>(length) * ns_per_byte_;
   double done = free_at_ns_ + hit_latency_ns_;
-  if (missed) {
+  if (!fills.empty()) {
     stats_.miss_bytes += length;
-    sc_core::sc_time dram_delay = delay;
-    dram->b_transport(payload, dram_delay);
-    done = std::max(done, now_ns() + dram_delay.to_seconds() * 1e9);
+    for (const auto& [line, lines] : fills) {
+      tlm::tlm_generic_payload fill;
+      fill.set_command(tlm::TLM_READ_COMMAND);
+      fill.set_address(static_cast<uint64_t>(line * line_bytes_));
+      fill.set_data_ptr(nullptr);
+      fill.set_data_length(static_cast<unsigned int>(lines * line_bytes_));
+      fill.set_streaming_width(static_cast<unsigned int>(lines * line_bytes_));
+      sc_core::sc_time dram_delay = delay;
+      dram->b_transport(fill, dram_delay);
+      done = std::max(done, now_ns() + dram_delay.to_seconds() * 1e9);
+    }
   } else {
     stats_.hit_bytes += length;
   }

@@ -6,8 +6,8 @@
 // a few MiB of write-back, write-allocate LRU lines explain both (small
 // working sets reused within a few MiB hit, large streams miss).
 //
-// Hits are served at cache.gbps (shared) after cache.hit_latency_ns; a request
-// that misses any line goes to LPDDR5 as well and completes when both have.
+// Hits are served at cache.gbps (shared) after cache.hit_latency_ns; a read
+// that misses lines fills them whole from LPDDR5 and completes when both have.
 // Writes allocate whole lines without reading DRAM and mark them dirty; an
 // evicted dirty line is written back to LPDDR5. cache.bytes = 0 turns the
 // cache off: every request passes straight through.

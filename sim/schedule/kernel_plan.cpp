@@ -239,6 +239,37 @@ void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, Core
   cw.staging_bytes = std::min(staging, cached_bytes + 2 * ((streamed + n - 1) / n));
 }
 
+// A core's bytes of an HBM tensor as absolute runs (none for LX).
+ByteRuns hbm_runs(const TensorBinding& b, int core) {
+  if (b.component != MemComponent::Hbm) return {};
+  const Box& box = b.core_box.at(core);
+  ByteRuns runs = b.layout.box_runs(box.origin, box.extent);
+  for (auto& run : runs) run.first += b.hbm_base;
+  return runs;
+}
+
+// The transfer of bytes [offset, offset + bytes) of the sequence the runs make.
+Transfer stretch(const ByteRuns& runs, int64_t offset, int64_t bytes) {
+  Transfer t;
+  t.bytes = bytes;
+  int64_t skipped = 0;
+  for (const auto& [address, length] : runs) {
+    if (bytes <= 0) break;
+    if (skipped + length <= offset) {
+      skipped += length;
+      continue;
+    }
+    const int64_t from = std::max<int64_t>(0, offset - skipped);
+    const int64_t take = std::min(length - from, bytes);
+    t.runs.emplace_back(address + from, take);
+    bytes -= take;
+    skipped += length;
+    offset = skipped;
+  }
+  t.address = t.runs.empty() ? 0 : t.runs.front().first;
+  return t;
+}
+
 void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
   const Sdsc& s = *k.sdsc;
   const int core = cw.core;
@@ -290,9 +321,10 @@ void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, K
   const double tile_cycles = macs / macs_per_cycle / static_cast<double>(x * tiles_per_batch);
   const int64_t a_blk = a_bytes / (blk.bm * blk.bk), b_blk = b_bytes / (blk.bk * blk.bn),
                 c_blk = c_bytes / (blk.bm * blk.bn);
-  const int64_t a_base = A.component == MemComponent::Hbm ? box_address(A, core) : 0;
-  const int64_t b_base = B.component == MemComponent::Hbm ? box_address(B, core) : 0;
-  const int64_t c_base = C.component == MemComponent::Hbm ? box_address(C, core) : 0;
+  // Each operand's bytes in HBM as the core's box covers them: a block is a
+  // stretch of that sequence, so blocks of cores whose parts interleave
+  // (a weight split by columns) fetch their own bytes, not their neighbours'.
+  const ByteRuns a_runs = hbm_runs(A, core), b_runs = hbm_runs(B, core), c_runs = hbm_runs(C, core);
   const bool leader = cw.reduce_group < 0 || w.reduce_groups[cw.reduce_group].cores.front() == core;
   check_tile_count(s, core, x * tiles_per_batch);
   for (int64_t xi = 0; xi < x; ++xi) {
@@ -301,13 +333,13 @@ void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, K
         for (int64_t ki = 0; ki < blk.bk; ++ki) {
           Tile t;
           const bool load_a = a_blk > 0 && (!blk.a_resident || ni == 0);
-          if (load_a) t.loads.push_back({a_base + xi * a_bytes + (mi * blk.bk + ki) * a_blk, a_blk, {}});
+          if (load_a) t.loads.push_back(stretch(a_runs, xi * a_bytes + (mi * blk.bk + ki) * a_blk, a_blk));
           if (b_blk > 0)
-            t.loads.push_back({b_base + (b_batched ? xi * b_bytes : 0) + (ki * blk.bn + ni) * b_blk, b_blk, {}});
+            t.loads.push_back(stretch(b_runs, (b_batched ? xi * b_bytes : 0) + (ki * blk.bn + ni) * b_blk, b_blk));
           t.pt_cycles = tile_cycles;
           t.lx_bytes = (a_bytes / (blk.bm * blk.bk)) + (b_bytes / (blk.bk * blk.bn)) + c_bytes / (blk.bm * blk.bn);
           if (ki == blk.bk - 1 && c_blk > 0) {
-            const Transfer out{c_base + xi * c_bytes + (mi * blk.bn + ni) * c_blk, c_blk, {}};
+            const Transfer out = stretch(c_runs, xi * c_bytes + (mi * blk.bn + ni) * c_blk, c_blk);
             if (cw.reduce_group < 0) {
               t.stores.push_back(out);
             } else if (leader) {

@@ -103,6 +103,22 @@ TEST(MemoryCache, SmallWorkingSetsHitAfterAWarmUpRun) {
   EXPECT_GE(small.cache_miss_bytes, small.hbm_read_bytes * 9 / 10);
 }
 
+// Byte conservation: torch-spyre's decode down projection (32 cores, each
+// core's weight columns interleaved with the others') reads the 12800 x 4096
+// weight once in all. The cache cannot serve bytes no core
+// fetched: LPDDR5 reads at least every weight byte, and the kernel takes at
+// least as long as LPDDR5 needs for them at its peak read rate.
+TEST(MemoryCache, LpddrServesEveryDistinctByteTheCoresRead) {
+  const ArchConfig a = load_arch("", {});
+  const Program p =
+      load_program(test::bundle_path("torch-spyre/swiglu/decode_bmm/sdsc_fused_bmm_1_obv__lbc"), a.limits());
+  const RunReport r = simulate(p, a, nullptr, false).report;
+  const int64_t weight = int64_t{12800} * 4096 * 2;
+  EXPECT_GE(r.hbm_read_bytes, weight);
+  EXPECT_GE(r.dram_read_bytes, weight);
+  EXPECT_GE(r.kernels[0].end_us - r.kernels[0].start_us, static_cast<double>(weight) / (a.lpddr5.read_gbps * 1e3));
+}
+
 // The report's per-block counters add up to its totals: every byte the DMA
 // engines moved reached the cache, every miss went to LPDDR5.
 TEST(Report, BlockCountersAddUpToTheTotals) {
