@@ -136,7 +136,12 @@ class Binder {
       if (t.scale.count(d) && d != stick) h.dims.push_back(d);
     }
     h.dims.push_back(stick);
-    for (const auto& d : h.dims) h.shape.push_back(t.scale.at(d) == DimScale::Normal ? sdsc.size.at(d) : 1);
+    // A masked dim's padding is the device's, not the host's.
+    for (const auto& d : h.dims) {
+      const auto masked = sdsc.masking.find(d);
+      const int64_t size = masked != sdsc.masking.end() ? masked->second.first : sdsc.size.at(d);
+      h.shape.push_back(t.scale.at(d) == DimScale::Normal ? size : 1);
+    }
   }
 
   // LX tensors no later SDSC reads or overwrites on any core (Program::lx_results).

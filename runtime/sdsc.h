@@ -67,6 +67,7 @@ struct ComputeOp {
 };
 
 struct SdscConstant {
+  std::string id;  // its key in constantInfo_ ("0", "1", ...), what maskingConstId_ names
   std::string name;
   DataFormat format = DataFormat::Dl16;
   uint32_t bits = 0;
@@ -89,6 +90,11 @@ struct Sdsc {
   std::vector<Allocation> allocations;  // indexed by ldsIdx_
   std::vector<ComputeOp> ops;
   std::vector<SdscConstant> constants;
+  // coordinateMasking_ (torch-spyre pads a dim to whole sticks in N_): dim ->
+  // (valid, padding); inputs read the maskingConstId_ constant at
+  // coordinates valid .. valid + padding - 1.
+  std::map<std::string, std::pair<int64_t, int64_t>> masking;
+  float mask_value = 0.0f;
 
   const SdscConstant* find_constant(const std::string& wanted) const;
   const PrimaryDsInfo& primary_of(int lds_index) const { return primary.at(tensors.at(lds_index).ds_type); }

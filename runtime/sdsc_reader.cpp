@@ -160,9 +160,7 @@ class SdscParser {
     read_schedule_tree(dsc);
     read_constants(dsc);
     read_compute_ops(dsc);
-    if (auto masking = dsc.find("coordinateMasking_")) {
-      if (masking->is_object() && masking->size() > 0) masking->error("unsupported: coordinate masking entries");
-    }
+    read_masking(dsc);
     return std::move(sdsc_);
   }
 
@@ -448,6 +446,7 @@ class SdscParser {
     }
     for (const auto& [key, entry] : node->members()) {
       SdscConstant c;
+      c.id = key;
       c.name = entry.at("name_").as_string();
       c.format = read_format(entry.at("dataFormat_"));
       JsonNode data = entry.at("data_").at("data_");
@@ -465,6 +464,34 @@ class SdscParser {
       }
       sdsc_.constants.push_back(c);
     }
+  }
+
+  // coordinateMasking_: {dim: [[valid, padding]]}, padding up to N_.
+  void read_masking(const JsonNode& dsc) {
+    auto masking = dsc.find("coordinateMasking_");
+    if (!masking || (masking->is_object() && masking->size() == 0)) return;
+    if (!masking->is_object()) masking->error("expected an object of dim -> [[valid, padding]]");
+    for (const auto& [dim, ranges] : masking->members()) {
+      if (!sdsc_.size.count(dim)) ranges.error("masks '" + dim + "', which is not a dimension of N_");
+      if (!ranges.is_array() || ranges.size() != 1) ranges.error("expected one [valid, padding] range");
+      JsonNode range = ranges.element(0);
+      if (!range.is_array() || range.size() != 2) range.error("expected [valid, padding]");
+      const int64_t valid = range.element(0).as_int(), padding = range.element(1).as_int();
+      if (valid <= 0 || padding <= 0 || valid + padding != sdsc_.size.at(dim)) {
+        range.error(std::to_string(valid) + " valid + " + std::to_string(padding) + " padding elements must be " +
+                    "positive and make N_ " + dim + " = " + std::to_string(sdsc_.size.at(dim)));
+      }
+      sdsc_.masking[dim] = {valid, padding};
+    }
+    JsonNode id = dsc.at("maskingConstId_");
+    const std::string key = std::to_string(id.as_int());
+    for (const auto& c : sdsc_.constants) {
+      if (c.id == key) {
+        sdsc_.mask_value = c.value;
+        return;
+      }
+    }
+    id.error("names no constant of constantInfo_ (the masked coordinates' value)");
   }
 
   void read_compute_ops(const JsonNode& dsc) {

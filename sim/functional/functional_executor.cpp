@@ -518,10 +518,43 @@ void relayout_inputs(DeviceMemory& memory, const Kernel& k) {
   }
 }
 
+// coordinateMasking_: the inputs' elements at a masked dim's padding read as
+// the masking constant, so reductions over a dim torch-spyre padded to whole
+// sticks see the constant there, not whatever the padding bytes hold.
+void mask_padding(DeviceMemory& memory, const Kernel& k) {
+  const Sdsc& s = *k.sdsc;
+  for (const auto& [dim, range] : s.masking) {
+    const auto [valid, padding] = range;
+    for (size_t t = 0; t < k.tensors.size(); ++t) {
+      const TensorBinding& b = k.tensors[t];
+      const auto scale = s.tensors[t].scale.find(dim);
+      if (!b.read || scale == s.tensors[t].scale.end() || scale->second != DimScale::Normal) continue;
+      for (const auto& [core, box] : b.core_box) {
+        const int64_t lo = std::max(box.origin.at(dim), valid);
+        const int64_t hi = std::min(box.origin.at(dim) + box.extent.at(dim), valid + padding);
+        if (lo >= hi) continue;
+        // The padded part, in the coordinates the buffer is laid out in
+        // (HBM: the whole tensor's; LX: the core's own part).
+        Box padded = box;
+        padded.origin[dim] = lo;
+        padded.extent[dim] = hi - lo;
+        if (b.component == MemComponent::Lx) {
+          for (auto& [d, o] : padded.origin) o -= box.origin.at(d);
+        }
+        uint8_t* base = tensor_base(memory, b, core);
+        const DataFormat format = s.tensors[t].format;
+        for_each_element(b.layout, b.layout, padded,
+                         [&](int64_t offset, int64_t) { store_element(format, base + offset, s.mask_value); });
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void FunctionalExecutor::run(const Kernel& kernel) {
   relayout_inputs(memory_, kernel);
+  mask_padding(memory_, kernel);
   for (const auto& op : kernel.sdsc->ops) {
     switch (op.info->kind) {
       case OpKind::Elementwise:

@@ -82,6 +82,34 @@ TEST(Examples, AllOnesInputsGiveIndexValues) {
   }
 }
 
+// coordinateMasking_: mean_keepdim with its 1024 columns read as 1000 valid
+// + 24 padding, masked with a constant 1.0 (DLFloat16 bits 0x3E00). The host
+// tensor has 1000 columns; every element is 1, the padding reads 1, so each
+// row's sum is 1024 and its mean (scaling factor 1/1024) exactly 1. Unmasked,
+// the padding bytes (zeros: nothing uploads them) would give 1000/1024.
+TEST(Examples, MaskedPaddingReadsTheMaskingConstant) {
+  TempDir dir;
+  const std::string bundle = dir.file("mean");
+  copy_bundle(cli_bundle("mean_keepdim"), bundle);
+  Json doc = read_json_file(bundle + "/sdsc_0.json");
+  Json& dsc = doc.begin().value()["dscs_"][0].begin().value();
+  Json mask = dsc["constantInfo_"]["0"];
+  mask["name_"] = "samv-maskvalue";
+  mask["data_"]["data_"]["[0, 0, 0]"] = {"15872"};
+  dsc["constantInfo_"]["1"] = mask;
+  dsc["coordinateMasking_"] = {{"out", {{1000, 24}}}};
+  dsc["maskingConstId_"] = 1;
+  write_json(bundle + "/sdsc_0.json", doc);
+  const Program p = load_bundle(bundle);
+  ASSERT_NE(p.find_host_tensor("arg0"), nullptr);
+  EXPECT_EQ(p.find_host_tensor("arg0")->shape, (std::vector<int64_t>{512, 1000}));
+  sim::RunOptions o;
+  o.bundle = bundle;
+  o.fill = 1.0f;
+  const auto r = sim::run_bundle(o);
+  for (float v : r.outputs.at("arg1")) ASSERT_EQ(v, 1.0f);
+}
+
 TEST(Examples, SwigluMlpKernelsOnOnes) {
   struct Case {
     std::string kernel, output;

@@ -83,6 +83,32 @@ TEST(SdscReader, PagedTensorsAreRefused) {
   EXPECT_NE(parse_error(doc).find("maxDimSizes_: unsupported: a page size 64"), std::string::npos) << parse_error(doc);
 }
 
+// torch-spyre pads a dim to whole sticks in N_ and masks the padding with a
+// constant (coordinateMasking_ {dim: [[valid, padding]]}, maskingConstId_).
+TEST(SdscReader, CoordinateMasking) {
+  Json mean = read_json_file(test::cli_bundle("mean_keepdim/sdsc_0.json"));
+  Json& d = mean.begin().value()["dscs_"][0].begin().value();
+  d["coordinateMasking_"] = {{"out", {{1000, 24}}}};
+  d["maskingConstId_"] = 0;
+  const Sdsc s = parse_sdsc(mean, "sdsc_0.json");
+  EXPECT_EQ(s.masking.at("out"), (std::pair<int64_t, int64_t>{1000, 24}));
+  EXPECT_FLOAT_EQ(s.mask_value, 1.0f / 1024.0f);  // constant "0", the scaling factor here
+  auto error = [&](const Json& masking, int id) {
+    Json doc = mean;
+    Json& e = doc.begin().value()["dscs_"][0].begin().value();
+    e["coordinateMasking_"] = masking;
+    e["maskingConstId_"] = id;
+    return error_of([&] { parse_sdsc(doc, "sdsc_0.json"); });
+  };
+  EXPECT_NE(error({{"out", {{1000, 20}}}}, 0)
+                .find("coordinateMasking_.out[0]: 1000 valid + 20 padding elements must be "
+                      "positive and make N_ out = 1024"),
+            std::string::npos)
+      << error({{"out", {{1000, 20}}}}, 0);
+  EXPECT_NE(error({{"k", {{1, 1}}}}, 0).find("masks 'k', which is not a dimension of N_"), std::string::npos);
+  EXPECT_NE(error({{"out", {{1000, 24}}}}, 7).find("maskingConstId_: names no constant"), std::string::npos);
+}
+
 TEST(SdscReader, ReadsReductionScalesAndConstants) {
   Sdsc s = read_sdsc(test::cli_bundle("mean_keepdim/sdsc_0.json"));
   EXPECT_EQ(s.tensors[1].scale.at("out"), DimScale::BroadcastStick);
