@@ -21,6 +21,7 @@
 #include "sim/run_bundle.h"
 #include "sim/run_kernel_cache.h"
 #include "studies/study_softmax_lx.h"
+#include "studies/validate_splits.h"
 
 namespace {
 
@@ -326,6 +327,36 @@ Subcommand add_study(CLI::App& app) {
           }};
 }
 
+Subcommand add_validate(CLI::App& app) {
+  struct Options {
+    spyre::studies::ValidateOptions validate;
+    ArchOptions arch;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto& v = o->validate;
+  auto* cmd = app.add_subcommand(
+      "validate", "Run measured matmul kernels (a CSV of shapes, core splits and device times) and compare");
+  cmd->add_option("table", v.table,
+                  "CSV with columns B,M,N,K,split_b,split_m,split_n,split_k,measured_us and optionally phase, op, "
+                  "lx_fraction, kernel|bundle (docs/calibration.md)")
+      ->required();
+  add_arch_options(cmd, o->arch);
+  cmd->add_option("--where", v.where, "Keep rows whose COLUMN equals VALUE: COLUMN=VALUE (repeatable, all must hold)");
+  cmd->add_option("--report", v.report_path, "Write rows, per-shape ranking and the summary as JSON here");
+  cmd->add_option("--csv", v.csv_path, "Write one line per row (measured, simulated, error) as CSV here");
+  cmd->add_flag("--quiet", o->quiet, "Print only the per-shape table and the summary");
+  return {cmd, [o] {
+            auto& v = o->validate;
+            v.arch_path = o->arch.path;
+            v.arch_overrides = o->arch.overrides;
+            if (!o->quiet)
+              v.on_row = [](const auto& row) { std::cout << spyre::studies::validate_row_line(row) << std::flush; };
+            std::cout << spyre::studies::validate_table(spyre::studies::run_validate(v));
+            return kOk;
+          }};
+}
+
 Subcommand add_arch(CLI::App& app) {
   struct Options {
     ArchOptions arch;
@@ -352,8 +383,8 @@ int main(int argc, char** argv) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   CLI::App app{"spyre-sim: a cycle-approximate simulator of the IBM Spyre accelerator"};
   app.require_subcommand(1);
-  const std::vector<Subcommand> subcommands = {add_run(app),  add_check(app), add_compile(app),
-                                               add_plan(app), add_study(app), add_arch(app)};
+  const std::vector<Subcommand> subcommands = {add_run(app),   add_check(app),    add_compile(app), add_plan(app),
+                                               add_study(app), add_validate(app), add_arch(app)};
   CLI11_PARSE(app, argc, argv);
   try {
     for (const auto& s : subcommands) {

@@ -68,10 +68,11 @@ const std::vector<ArchParam>& arch_params() {
        .integer = true, .source = "seed 000: 2 MB LX scratchpad per core"},
       {SPYRE_FIELD(lx.alignment_bytes), .unit = "bytes", .value = 128, .min = 1, .max = 1 << 20, .integer = true,
        .source = "seed 000: 128-byte (stick) alignment"},
-      {SPYRE_FIELD(lx.backend_reserved_fraction), .unit = "fraction", .value = 0.2, .min = 0.001, .max = 0.999,
+      {SPYRE_FIELD(lx.backend_reserved_fraction), .unit = "fraction", .value = 0.2, .min = 0.001, .max = 1.0,
        .integer = false,
-       .source =
-           "seed 000: the backend keeps 20% of LX (torch-spyre DXP_LX_FRAC_AVAIL 0.8); HBM operands stream through it"},
+       .source = "seed 000 and calibration/granite_matmul: the backend may use this fraction of LX for its own tiles "
+                 "(DXP_LX_FRAC_AVAIL, torch-spyre's default 0.2; 1.0 when LX planning is off); HBM operands stream "
+                 "through it, the rest is torch-spyre's to plan"},
       {SPYRE_FIELD(lx.ports), .unit = "ports", .value = 2, .min = 1, .max = 64, .integer = true,
        .source = "assumption: one LX port per corelet"},
       {SPYRE_FIELD(lx.port_bytes_per_cycle), .unit = "bytes/cycle/port", .value = 512, .min = 1, .max = 1 << 20,

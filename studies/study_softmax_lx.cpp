@@ -2,11 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "compiler/compiler.h"
 #include "compiler/program_writer.h"
@@ -14,6 +11,7 @@
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
 #include "sim/run_bundle.h"
+#include "studies/scratch_dir.h"
 
 namespace spyre::studies {
 
@@ -46,23 +44,6 @@ int64_t formula_elements(int lx_stage, int64_t m, int64_t n) {
   }
 }
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    path_ = std::filesystem::temp_directory_path() / ("spyre-study-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
 }  // namespace
 
 SoftmaxStudy run_softmax_study(const SoftmaxStudyOptions& options) {
@@ -83,7 +64,7 @@ SoftmaxStudy run_softmax_study(const SoftmaxStudyOptions& options) {
   params.dtype = compiler::DType::F16;
   const compiler::Graph model = compiler::build_workload("softmax", params);
   const bool seed_shape = options.rows == 512 && options.cols == 1024 && options.multi_cores == 4;
-  ScratchDir scratch;
+  ScratchDir scratch("study");
   int k = 0;
   for (const Variant& v : kVariants) {
     SoftmaxStudyRow row;

@@ -1,0 +1,352 @@
+#include "studies/validate_splits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "compiler/compiler.h"
+#include "compiler/program_writer.h"
+#include "compiler/workloads.h"
+#include "runtime/arch_config.h"
+#include "runtime/csv_table.h"
+#include "runtime/error.h"
+#include "runtime/text.h"
+#include "sim/run_bundle.h"
+#include "studies/scratch_dir.h"
+
+namespace spyre::studies {
+
+namespace {
+
+const std::vector<std::string> kRequiredColumns = {"B",       "M",       "N",       "K",          "split_b",
+                                                   "split_m", "split_n", "split_k", "measured_us"};
+
+std::vector<double> ranks(const std::vector<double>& values) {
+  std::vector<size_t> order(values.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
+  std::vector<double> out(values.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]]) ++j;
+    for (size_t k = i; k <= j; ++k) out[order[k]] = (static_cast<double>(i) + static_cast<double>(j)) / 2.0;
+    i = j + 1;
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+// COLUMN=VALUE filters of --where.
+std::vector<std::pair<std::string, std::string>> parse_where(const std::vector<std::string>& where,
+                                                             const CsvTable& table) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& w : where) {
+    const auto eq = w.find('=');
+    if (eq == std::string::npos || eq == 0) fail("", "--where " + w, "expected COLUMN=VALUE");
+    const std::string column = w.substr(0, eq);
+    if (!table.has(column)) fail(table.path(), "--where " + w, "the table has no column '" + column + "'");
+    out.emplace_back(column, w.substr(eq + 1));
+  }
+  return out;
+}
+
+// The row's own bundle: `kernel` or `bundle`, relative to the table's folder
+// or its kernels/ folder (splits.csv names kernels/<name> or <name>).
+std::string row_bundle(const CsvTable& table, size_t row) {
+  for (const char* column : {"bundle", "kernel"}) {
+    const std::string name = table.text(row, column);
+    if (name.empty()) continue;
+    const std::filesystem::path base = std::filesystem::path(table.path()).parent_path();
+    for (const auto& candidate : {std::filesystem::path(name), base / name, base / "kernels" / name}) {
+      std::error_code ec;
+      if ((candidate.is_absolute() || candidate != std::filesystem::path(name)) &&
+          std::filesystem::is_directory(candidate, ec))
+        return candidate.string();
+    }
+    table.fail_cell(row, column, "no bundle directory '" + name + "' next to the table or in its kernels/ folder");
+  }
+  return "";
+}
+
+// Compiles the row's shape with its split into `dir`.
+void compile_row(const CsvTable& table, size_t row, const DeviceLimits& device, const std::string& dir) {
+  const int64_t b = table.integer(row, "B", 1), m = table.integer(row, "M", 1), n = table.integer(row, "N", 1),
+                k = table.integer(row, "K", 1);
+  const std::vector<std::pair<std::string, std::string>> dims = {
+      {"x", "split_b"}, {"mb", "split_m"}, {"out", "split_n"}, {"in", "split_k"}};
+  compiler::CompileOptions options;
+  options.device = device;
+  int64_t cores = 1;
+  std::string split = "c=";
+  for (const auto& [dim, column] : dims) {
+    const int64_t s = table.integer(row, column, 1);
+    cores *= s;
+    if (s > 1) split += (split.size() > 2 ? "," : "") + dim + ":" + std::to_string(s);
+  }
+  if (b == 1 && table.integer(row, "split_b", 1) > 1) table.fail_cell(row, "split_b", "B is 1: nothing to split");
+  if (cores > device.cores)
+    table.fail_cell(row, "split_b",
+                    "the splits use " + std::to_string(cores) + " cores; the card has " + std::to_string(device.cores));
+  options.cores = static_cast<int>(cores);
+  if (split.size() > 2) compiler::parse_split_override(split, options);
+  compiler::WorkloadParams params;
+  params.dtype = compiler::DType::F16;
+  params.shape = b > 1 ? std::vector<int64_t>{b, m, k, n} : std::vector<int64_t>{m, k, n};
+  const compiler::Graph model = compiler::build_workload(b > 1 ? "bmm" : "matmul", params);
+  const compiler::Graph compiled = compiler::compile(model, options);
+  compiler::write_program_dir(dir, compiler::program_files(compiled, compiler::resolve_options(options)));
+}
+
+std::string shape_name(const CsvTable& table, size_t row) {
+  std::string name;
+  for (const char* column : {"phase", "op"}) {
+    const std::string t = table.text(row, column);
+    if (!t.empty()) name += t + " ";
+  }
+  return name + table.text(row, "B") + "x" + table.text(row, "M") + "x" + table.text(row, "N") + "x" +
+         table.text(row, "K");
+}
+
+// "0.2" as the CSV would write it; "-" for a row without one.
+std::string lx_text(const std::optional<double>& f) {
+  if (!f) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", *f);
+  return text;
+}
+
+Json number_or_null(double v) { return std::isfinite(v) ? Json(sim::rounded(v, 4)) : Json(nullptr); }
+
+}  // namespace
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (a.size() != b.size() || a.size() < 3) return nan;
+  const auto ra = ranks(a), rb = ranks(b);
+  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / ra.size();
+  const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / rb.size();
+  double cov = 0, va = 0, vb = 0;
+  for (size_t i = 0; i < ra.size(); ++i) {
+    cov += (ra[i] - ma) * (rb[i] - mb);
+    va += (ra[i] - ma) * (ra[i] - ma);
+    vb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : nan;
+}
+
+Validation run_validate(const ValidateOptions& options) {
+  Validation v;
+  v.options = options;
+  const CsvTable table = CsvTable::read(options.table);
+  table.require(kRequiredColumns);
+  const auto where = parse_where(options.where, table);
+  const ArchConfig arch = load_arch(options.arch_path, options.arch_overrides);
+  ScratchDir scratch("validate");
+
+  for (size_t r = 0; r < table.rows(); ++r) {
+    if (!std::all_of(where.begin(), where.end(), [&](const auto& w) { return table.text(r, w.first) == w.second; }))
+      continue;
+    ValidateRow row;
+    row.line = table.line(r);
+    row.shape = shape_name(table, r);
+    row.split = table.text(r, "split_b") + "_" + table.text(r, "split_m") + "_" + table.text(r, "split_n") + "_" +
+                table.text(r, "split_k");
+    row.measured_us = table.number(r, "measured_us");
+    if (row.measured_us <= 0) table.fail_cell(r, "measured_us", "a device time must be positive");
+    sim::RunOptions run;
+    run.arch_path = options.arch_path;
+    run.arch_overrides = options.arch_overrides;
+    if (!table.text(r, "lx_fraction").empty()) {
+      const double f = table.number(r, "lx_fraction");
+      if (!(f > 0 && f <= 1)) table.fail_cell(r, "lx_fraction", "must be in (0, 1] (DXP_LX_FRAC_AVAIL)");
+      row.lx_fraction = f;
+      run.arch_overrides.push_back("lx.backend_reserved_fraction=" + table.text(r, "lx_fraction"));
+    }
+    const std::string prefix = table.path() + ": line " + std::to_string(row.line) + ": ";
+    try {
+      run.bundle = row_bundle(table, r);
+      row.source = run.bundle;
+      if (run.bundle.empty()) {
+        run.bundle = scratch.file("row" + std::to_string(row.line));
+        compile_row(table, r, arch.limits(), run.bundle);
+        row.source = "compiled";
+      }
+      const sim::RunOutcome outcome = sim::run_bundle(run);
+      for (const auto& k : outcome.report.kernels) row.simulated_us += k.end_us - k.start_us;
+    } catch (const SpyreError& e) {
+      const std::string what = e.what();
+      throw SpyreError(what.rfind(table.path(), 0) == 0 ? what : prefix + what);
+    }
+    if (options.on_row) options.on_row(row);
+    v.rows.push_back(row);
+  }
+  if (v.rows.empty()) fail(options.table, "--where", "no row is left to validate");
+
+  // Groups: one shape at one LX fraction, in the table's order.
+  std::map<std::pair<std::string, std::string>, size_t> group_of;
+  for (size_t i = 0; i < v.rows.size(); ++i) {
+    const auto& row = v.rows[i];
+    const std::string lx = lx_text(row.lx_fraction);
+    auto [it, added] = group_of.emplace(std::make_pair(row.shape, lx), v.groups.size());
+    if (added) v.groups.push_back({row.shape, lx, {}, 0, 0, 0});
+    v.groups[it->second].rows.push_back(i);
+  }
+  ValidateSummary& s = v.summary;
+  std::vector<double> errors;
+  for (const auto& row : v.rows) {
+    const double e = std::fabs(row.error());
+    errors.push_back(e);
+    s.within_10 += e <= 0.10;
+    s.within_20 += e <= 0.20;
+    s.within_25 += e <= 0.25;
+  }
+  s.rows = v.rows.size();
+  s.median_abs_error = median(errors);
+  for (auto& g : v.groups) {
+    std::vector<double> simulated, measured;
+    for (size_t i : g.rows) {
+      simulated.push_back(v.rows[i].simulated_us);
+      measured.push_back(v.rows[i].measured_us);
+    }
+    g.spearman = spearman(simulated, measured);
+    g.pick = g.rows[std::min_element(simulated.begin(), simulated.end()) - simulated.begin()];
+    g.best = g.rows[std::min_element(measured.begin(), measured.end()) - measured.begin()];
+  }
+  for (const auto& g : v.groups) {
+    if (g.rows.size() < 2) continue;
+    auto it = std::find_if(s.ranking.begin(), s.ranking.end(), [&](const auto& r) { return r.lx == g.lx; });
+    if (it == s.ranking.end()) it = s.ranking.insert(s.ranking.end(), RankingSummary{g.lx, 0, 0, 0, 0});
+    it->shapes++;
+    it->picks_us += v.rows[g.pick].measured_us;
+    it->best_us += v.rows[g.best].measured_us;
+  }
+  for (auto& r : s.ranking) {
+    std::vector<double> rhos;
+    for (const auto& g : v.groups) {
+      if (g.lx == r.lx && std::isfinite(g.spearman)) rhos.push_back(g.spearman);
+    }
+    r.median_spearman = median(rhos);
+  }
+
+  Json rows = Json::array(), groups = Json::array();
+  for (const auto& row : v.rows) {
+    rows.push_back({{"line", row.line},
+                    {"shape", row.shape},
+                    {"split", row.split},
+                    {"source", row.source},
+                    {"lx_fraction", row.lx_fraction ? Json(*row.lx_fraction) : Json(nullptr)},
+                    {"measured_us", row.measured_us},
+                    {"simulated_us", sim::rounded(row.simulated_us, 3)},
+                    {"error_pct", sim::rounded(100 * row.error(), 2)}});
+  }
+  for (const auto& g : v.groups) {
+    const auto& pick = v.rows[g.pick];
+    const auto& best = v.rows[g.best];
+    groups.push_back({{"shape", g.shape},
+                      {"lx_fraction", g.lx},
+                      {"splits", g.rows.size()},
+                      {"spearman", number_or_null(g.spearman)},
+                      {"model_pick", pick.split},
+                      {"model_pick_measured_us", pick.measured_us},
+                      {"device_best", best.split},
+                      {"device_best_measured_us", best.measured_us},
+                      {"regret_pct", sim::rounded(100 * (pick.measured_us / best.measured_us - 1), 2)}});
+  }
+  Json ranking = Json::array();
+  for (const auto& r : s.ranking) {
+    ranking.push_back({{"lx_fraction", r.lx},
+                       {"shapes", r.shapes},
+                       {"median_spearman", number_or_null(r.median_spearman)},
+                       {"model_picks_measured_us", sim::rounded(r.picks_us, 2)},
+                       {"device_best_measured_us", sim::rounded(r.best_us, 2)},
+                       {"picks_over_best_pct", sim::rounded(100 * (r.picks_us / r.best_us - 1), 2)}});
+  }
+  v.report = {{"validate", options.table},
+              {"arch", options.arch_path.empty() ? "built-in" : options.arch_path},
+              {"arch_overrides", options.arch_overrides},
+              {"where", options.where},
+              {"rows", rows},
+              {"groups", groups},
+              {"summary",
+               {{"rows", s.rows},
+                {"median_abs_error_pct", sim::rounded(100 * s.median_abs_error, 2)},
+                {"within_10_pct", s.within_10},
+                {"within_20_pct", s.within_20},
+                {"within_25_pct", s.within_25},
+                {"ranking", ranking}}}};
+  if (!options.report_path.empty()) {
+    std::ofstream out(options.report_path);
+    out << v.report.dump(2) << "\n";
+    if (!out) fail(options.report_path, "", "cannot write the report");
+  }
+  if (!options.csv_path.empty()) {
+    std::ofstream out(options.csv_path);
+    out << "line,shape,split,lx_fraction,source,measured_us,simulated_us,error_pct\n";
+    for (const auto& row : v.rows) {
+      out << row.line << ",\"" << row.shape << "\"," << row.split << ","
+          << (row.lx_fraction ? lx_text(row.lx_fraction) : "") << ",\"" << row.source << "\"," << row.measured_us << ","
+          << sim::rounded(row.simulated_us, 3) << "," << sim::rounded(100 * row.error(), 2) << "\n";
+    }
+    if (!out) fail(options.csv_path, "", "cannot write the CSV");
+  }
+  return v;
+}
+
+std::string validate_row_line(const ValidateRow& row) {
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-36s %-9s lx %-4s %-8s measured %9.1f us  simulated %9.1f us  %+7.1f%%\n",
+                row.shape.c_str(), row.split.c_str(), lx_text(row.lx_fraction).c_str(),
+                row.source == "compiled" ? "compiled" : "bundle", row.measured_us, row.simulated_us, 100 * row.error());
+  return line;
+}
+
+std::string validate_table(const Validation& v) {
+  std::ostringstream out;
+  char line[256];
+  out << "\nper shape: splits ranked by the model vs the card (Spearman), the model's fastest split and its measured "
+         "cost over the device-best\n";
+  std::snprintf(line, sizeof line, "  %-36s %4s %6s %8s  %-9s %10s  %-9s %10s %8s\n", "shape", "lx", "splits",
+                "spearman", "pick", "measured", "best", "measured", "regret");
+  out << line;
+  for (const auto& g : v.groups) {
+    const auto& pick = v.rows[g.pick];
+    const auto& best = v.rows[g.best];
+    char rho[16] = "-";
+    if (std::isfinite(g.spearman)) std::snprintf(rho, sizeof rho, "%+.2f", g.spearman);
+    std::snprintf(line, sizeof line, "  %-36s %4s %6zu %8s  %-9s %10.1f  %-9s %10.1f %+7.1f%%\n", g.shape.c_str(),
+                  g.lx.c_str(), g.rows.size(), rho, pick.split.c_str(), pick.measured_us, best.split.c_str(),
+                  best.measured_us, 100 * (pick.measured_us / best.measured_us - 1));
+    out << line;
+  }
+  const ValidateSummary& s = v.summary;
+  const double n = static_cast<double>(s.rows);
+  std::snprintf(line, sizeof line,
+                "\n%zu rows: median |error| %.1f%%; within 10%% %zu (%.0f%%), 20%% %zu (%.0f%%), 25%% %zu (%.0f%%)\n",
+                s.rows, 100 * s.median_abs_error, s.within_10, 100 * s.within_10 / n, s.within_20,
+                100 * s.within_20 / n, s.within_25, 100 * s.within_25 / n);
+  out << line;
+  for (const auto& r : s.ranking) {
+    char rho[16] = "-";
+    if (std::isfinite(r.median_spearman)) std::snprintf(rho, sizeof rho, "%+.2f", r.median_spearman);
+    std::snprintf(line, sizeof line,
+                  "lx %s, %zu shapes: median Spearman %s; the model's picks %.1f us measured vs device-best %.1f us: "
+                  "%+.1f%%\n",
+                  r.lx.c_str(), r.shapes, rho, r.picks_us, r.best_us, 100 * (r.picks_us / r.best_us - 1));
+    out << line;
+  }
+  return out.str();
+}
+
+}  // namespace spyre::studies

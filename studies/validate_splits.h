@@ -1,0 +1,83 @@
+#pragma once
+// `spyre-sim validate`: the card model against measured kernel times. Each row
+// of a CSV (the columns of calibration/granite_matmul/splits.csv) is a matmul
+// or batched matmul with a core split and its measured device time; the row
+// runs its own SDSC (a `kernel` or `bundle` directory) or, without one, the
+// shape compiled with that split. Reported: each row's error, and per shape
+// (and LX fraction) the rank correlation of simulated vs measured time over
+// its splits and the measured cost of the split the model ranks fastest —
+// whether the model can choose a split, not only predict a time.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/json_node.h"
+
+namespace spyre::studies {
+
+struct ValidateRow {
+  int line = 0;        // in the CSV
+  std::string shape;   // "decode Q/O proj 1x64x4096x4096"
+  std::string split;   // "1_4_8_1" (b_m_n_k)
+  std::string source;  // the bundle directory, or "compiled"
+  std::optional<double> lx_fraction;
+  double measured_us = 0, simulated_us = 0;
+  double error() const { return simulated_us / measured_us - 1.0; }
+};
+
+struct ValidateOptions {
+  std::string table;                        // the CSV
+  std::string arch_path;                    // empty: built-in
+  std::vector<std::string> arch_overrides;  // --set, every row
+  // Rows kept: COLUMN=VALUE, all must hold (e.g. phase=decode) — to check a
+  // model on rows held out of a fit.
+  std::vector<std::string> where;
+  std::string report_path;                         // JSON
+  std::string csv_path;                            // one row per measurement: measured, simulated, error
+  std::function<void(const ValidateRow&)> on_row;  // called as each row finishes
+};
+
+// Rows of one shape at one LX fraction: the splits the model must rank.
+struct ValidateGroup {
+  std::string shape;
+  std::string lx;  // as the CSV writes it ("0.2"), "-" without the column
+  std::vector<size_t> rows;
+  double spearman = 0;        // NaN with fewer than 3 rows or no spread
+  size_t pick = 0, best = 0;  // the model's fastest split and the measured fastest (row indices)
+};
+
+// How well the model ranks splits, over the shapes measured at one LX fraction.
+struct RankingSummary {
+  std::string lx;
+  size_t shapes = 0;                 // groups with 2 or more splits
+  double median_spearman = 0;        // over groups with a finite correlation (NaN: none)
+  double picks_us = 0, best_us = 0;  // measured time of the model's picks and of the device-best, summed
+};
+
+struct ValidateSummary {
+  size_t rows = 0;
+  double median_abs_error = 0;
+  size_t within_10 = 0, within_20 = 0, within_25 = 0;
+  std::vector<RankingSummary> ranking;  // one per LX fraction, in the table's order
+};
+
+struct Validation {
+  ValidateOptions options;
+  std::vector<ValidateRow> rows;
+  std::vector<ValidateGroup> groups;
+  ValidateSummary summary;
+  Json report;
+};
+
+// Throws SpyreError (one line: file, line, column, reason) for a bad table or
+// a row that cannot be run.
+Validation run_validate(const ValidateOptions& options);
+// The per-shape table and the summary; validate_row_line: one row's line.
+std::string validate_table(const Validation& v);
+std::string validate_row_line(const ValidateRow& row);
+// Spearman rank correlation (ties share their mean rank); NaN when undefined.
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace spyre::studies
