@@ -345,6 +345,10 @@ Subcommand add_validate(CLI::App& app) {
   cmd->add_option("--where", v.where, "Keep rows whose COLUMN equals VALUE: COLUMN=VALUE (repeatable, all must hold)");
   cmd->add_option("--report", v.report_path, "Write rows, per-shape ranking and the summary as JSON here");
   cmd->add_option("--csv", v.csv_path, "Write one line per row (measured, simulated, error) as CSV here");
+  cmd->add_option("--warmup", v.warmup,
+                  "Iterations run before the measured one (profilers time repeated runs; 0: a cold start)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "Print only the per-shape table and the summary");
   return {cmd, [o] {
             auto& v = o->validate;

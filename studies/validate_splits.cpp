@@ -168,6 +168,7 @@ Validation run_validate(const ValidateOptions& options) {
     sim::RunOptions run;
     run.arch_path = options.arch_path;
     run.arch_overrides = options.arch_overrides;
+    run.warmup = options.warmup;
     if (!table.text(r, "lx_fraction").empty()) {
       const double f = table.number(r, "lx_fraction");
       if (!(f > 0 && f <= 1)) table.fail_cell(r, "lx_fraction", "must be in (0, 1] (DXP_LX_FRAC_AVAIL)");
@@ -274,6 +275,7 @@ Validation run_validate(const ValidateOptions& options) {
                        {"picks_over_best_pct", sim::rounded(100 * (r.picks_us / r.best_us - 1), 2)}});
   }
   v.report = {{"validate", options.table},
+              {"warmup", options.warmup},
               {"arch", options.arch_path.empty() ? "built-in" : options.arch_path},
               {"arch_overrides", options.arch_overrides},
               {"where", options.where},

@@ -34,6 +34,9 @@ struct ValidateOptions {
   // Rows kept: COLUMN=VALUE, all must hold (e.g. phase=decode) — to check a
   // model on rows held out of a fit.
   std::vector<std::string> where;
+  // Timed iterations before the measured one: profilers report repeated
+  // runs (steady state), so the default is 1; 0 measures a cold start.
+  int warmup = 1;
   std::string report_path;                         // JSON
   std::string csv_path;                            // one row per measurement: measured, simulated, error
   std::function<void(const ValidateRow&)> on_row;  // called as each row finishes
