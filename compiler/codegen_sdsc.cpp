@@ -79,12 +79,17 @@ class SdscWriter {
   }
 
  private:
-  // Slice index per iteration dim of a core: the first dim varies fastest.
+  // Slice index per iteration dim of a core. As torch-spyre numbers cores:
+  // reduced (contracted) dims vary fastest, so the cores that sum one result
+  // are neighbours on the reduce ring, then the other dims in space order.
   std::vector<int64_t> slice_index(int64_t core) const {
-    std::vector<int64_t> idx;
-    for (int64_t s : slices_) {
-      idx.push_back(core % s);
-      core /= s;
+    std::vector<int64_t> idx(slices_.size(), 0);
+    for (const bool reduced : {true, false}) {
+      for (size_t i = 0; i < slices_.size(); ++i) {
+        if (space_.dims[i].reduction != reduced) continue;
+        idx[i] = core % slices_[i];
+        core /= slices_[i];
+      }
     }
     return idx;
   }
