@@ -90,6 +90,32 @@ TEST(Codegen, MatchesTorchSpyreDumpsGivenTheirWorkDivision) {
   expect_matches_dump("bmm", "bmm", p, "c=x:8");
 }
 
+// Which core gets which slice, as torch-spyre's Granite matmul SDSCs number
+// them: the contracted dim's slices vary fastest, then x, mb, out.
+TEST(Codegen, NumbersCoresAsTorchSpyreDoes) {
+  const std::string kernels = test::source_path("models/calibration/granite_matmul/kernels/");
+  const std::vector<std::tuple<std::string, std::vector<int64_t>, std::string>> cases = {
+      {"prefill_QKT_512x32x512x128_1_2_8_2", {512, 32, 128, 512}, "c=mb:2,out:8,in:2"},
+      {"decode_QKT_64x32x576x128_4_4_1_2", {64, 32, 128, 576}, "c=x:4,mb:4,in:2"},
+      {"prefill_attnatV_32x512x128x512_2_8_2_1", {32, 512, 512, 128}, "c=x:2,mb:8,out:2"},
+      {"prefill_QO_proj_1x512x4096x4096_1_4_8_1", {512, 4096, 4096}, "c=mb:4,out:8"}};
+  for (const auto& [kernel, shape, split] : cases) {
+    const Json theirs = read_json_file(kernels + kernel + "/sdsc_0.json");
+    WorkloadParams p;
+    p.shape = shape;
+    CompileOptions options;
+    parse_split_override(split, options);
+    const Json ours = compile_one(shape.size() == 4 ? "bmm" : "matmul", p, options);
+    const Json& their_slices = theirs.begin().value()["coreIdToWkSlice_"];
+    const Json& our_slices = ours.begin().value()["coreIdToWkSlice_"];
+    ASSERT_EQ(our_slices.size(), 32u) << kernel;
+    for (const auto& [core, slice] : their_slices.items()) {
+      for (const auto& [dim, index] : slice.items())
+        EXPECT_EQ(our_slices[core][dim], index) << kernel << " core " << core << " " << dim;
+    }
+  }
+}
+
 TEST(Codegen, TheDumpsSplitTheStickDimFirstTheSeedDoesNot) {
   // The seed's rule gives the largest output dim the cores first: mb (512
   // rows) before out (16 sticks). The spyre-cli dumps gave out its 16 first.
