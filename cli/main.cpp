@@ -52,6 +52,13 @@ void add_arch_options(CLI::App* cmd, ArchOptions& arch) {
       "Override an arch parameter, e.g. --set lpddr5.read_gbps=300 (repeatable; `spyre-sim arch` lists them)");
 }
 
+// --warmup, the same bounds wherever a card runs; `why` says what it models there.
+void add_warmup_option(CLI::App* cmd, int& warmup, const std::string& why) {
+  cmd->add_option("--warmup", warmup, "Iterations timed before the measured one (" + why + ")")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+}
+
 std::string solver_list() { return spyre::join(spyre::compiler::lx_solver_names(), ", "); }
 
 // A folder of kernel directories without a program.json: torch-spyre's kernel cache.
@@ -105,10 +112,7 @@ Subcommand add_run(CLI::App& app) {
   cmd->add_option("--report", o->run.report_path, "Write the JSON report here");
   cmd->add_option("--trace", o->run.trace_path, "Write a Chrome trace (ui.perfetto.dev) here");
   add_arch_options(cmd, o->arch);
-  cmd->add_option("--warmup", o->run.warmup,
-                  "Time this many iterations of the program before the measured one (steady state)")
-      ->check(CLI::Range(0, 1000))
-      ->capture_default_str();
+  add_warmup_option(cmd, o->run.warmup, "steady state");
   cmd->add_flag("--vf", o->run.vf,
                 "VF multi-tenancy: LX is wiped at every bundle boundary; reads of wiped data are hazards");
   cmd->add_flag("--quiet", o->quiet, "Do not print the report table");
@@ -307,9 +311,7 @@ Subcommand add_study(CLI::App& app) {
   cmd->add_option("--solver", study.solver, "LX solver: " + solver_list())->capture_default_str();
   add_arch_options(cmd, o->arch);
   cmd->add_option("--report", study.report_path, "Write the rows as JSON here");
-  cmd->add_option("--warmup", study.warmup, "Iterations run before the measured one (the seed measured after warm-up)")
-      ->check(CLI::Range(0, 1000))
-      ->capture_default_str();
+  add_warmup_option(cmd, study.warmup, "the seed measured after warm-up");
   cmd->add_flag("--quiet", o->quiet, "Do not print the table");
   return {cmd, [o] {
             auto& study = o->study;
@@ -345,10 +347,7 @@ Subcommand add_validate(CLI::App& app) {
   cmd->add_option("--where", v.where, "Keep rows whose COLUMN equals VALUE: COLUMN=VALUE (repeatable, all must hold)");
   cmd->add_option("--report", v.report_path, "Write rows, per-shape ranking and the summary as JSON here");
   cmd->add_option("--csv", v.csv_path, "Write one line per row (measured, simulated, error) as CSV here");
-  cmd->add_option("--warmup", v.warmup,
-                  "Iterations run before the measured one (profilers time repeated runs; 0: a cold start)")
-      ->check(CLI::Range(0, 1000))
-      ->capture_default_str();
+  add_warmup_option(cmd, v.warmup, "profilers time repeated runs; 0: a cold start");
   cmd->add_flag("--quiet", o->quiet, "Print only the per-shape table and the summary");
   return {cmd, [o] {
             auto& v = o->validate;
