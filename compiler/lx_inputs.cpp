@@ -16,8 +16,9 @@ namespace spyre::compiler {
 
 namespace {
 
-int64_t aligned(int64_t size, int64_t alignment) {
-  return alignment > 1 ? (size + alignment - 1) / alignment * alignment : size;
+bool read_bool(const JsonNode& node) {
+  if (!node.raw().is_boolean()) node.error("must be true or false");
+  return node.raw().get<bool>();
 }
 
 LxProblem read_pattern(const JsonNode& root, LxProblem p) {
@@ -35,15 +36,14 @@ LxProblem read_pattern(const JsonNode& root, LxProblem p) {
       t.at("kind").error("must be input, output or intermediate");
     const int64_t size = t.at("size").as_int();
     if (size <= 0) t.at("size").error("must be positive");
-    if (!tensors.emplace(name, TensorInfo{aligned(size, p.alignment), kind}).second)
-      t.at("name").error("tensor '" + name + "' listed twice");
+    if (!tensors.emplace(name, TensorInfo{size, kind}).second) t.at("name").error("tensor '" + name + "' listed twice");
   }
   JsonNode ops = root.at("ops");
   std::map<std::string, int> current;  // tensor -> its live value (buffer index)
   for (size_t o = 0; o < ops.size(); ++o) {
     JsonNode op = ops.element(o);
     const auto t = static_cast<int64_t>(o);
-    const bool in_place = op.find("in_place") && op.at("in_place").raw().get<bool>();
+    const bool in_place = op.find("in_place") && read_bool(op.at("in_place"));
     std::vector<int> last_reads;
     auto lookup = [&](const JsonNode& names, size_t k) -> const TensorInfo& {
       auto it = tensors.find(names.element(k).as_string());
@@ -87,46 +87,71 @@ LxProblem read_pattern(const JsonNode& root, LxProblem p) {
       p.buffers.push_back(b);
     }
   }
-  // In-place parents must end where the child starts.
-  for (auto& b : p.buffers) {
+  // An op's output may take over only inputs it can legally replace.
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
     std::vector<int> kept;
-    for (int parent : b.in_place_parents) {
-      if (p.buffers[static_cast<size_t>(parent)].upper == b.lower + 1) kept.push_back(parent);
+    for (int parent : p.buffers[b].in_place_parents) {
+      if (in_place_violation(p, static_cast<int>(b), parent).empty()) kept.push_back(parent);
     }
-    b.in_place_parents = kept;
+    p.buffers[b].in_place_parents = kept;
   }
   return p;
 }
 
+// torch-spyre's LifetimeBoundBuffer list, with the checks its solvers make
+// before planning: uses strictly increasing (one entry per op touching the
+// buffer), and every declared in-place pair legal (in_place_violation).
 LxProblem read_buffer_list(const JsonNode& root, LxProblem p) {
   JsonNode list = root.at("buffers");
+  if (!list.is_array()) list.error("expected an array of buffers");
   std::map<std::string, int> index;
-  for (size_t i = 0; i < list.size(); ++i) index[list.element(i).at("name").as_string()] = static_cast<int>(i);
   for (size_t i = 0; i < list.size(); ++i) {
     JsonNode node = list.element(i);
     LxBuffer b;
     b.name = node.at("name").as_string();
-    b.size = aligned(node.at("size").as_int(), p.alignment);
+    if (!index.emplace(b.name, static_cast<int>(i)).second)
+      node.at("name").error("buffer '" + b.name + "' listed twice");
+    b.size = node.at("size").as_int();
     if (b.size <= 0) node.at("size").error("must be positive");
     b.uses = node.at("uses").as_int_list();
     if (b.uses.empty()) node.at("uses").error("a buffer needs at least one use");
-    std::sort(b.uses.begin(), b.uses.end());
-    b.uses.erase(std::unique(b.uses.begin(), b.uses.end()), b.uses.end());
+    for (size_t u = 1; u < b.uses.size(); ++u) {
+      if (b.uses[u] <= b.uses[u - 1])
+        node.at("uses").error("must be strictly increasing (one step per op that touches the buffer), but " +
+                              std::to_string(b.uses[u]) + " follows " + std::to_string(b.uses[u - 1]));
+    }
     b.lower = b.uses.front();
     b.upper = b.uses.back() + 1;
-    if (auto r = node.find("first_use_is_read")) b.first_use_is_read = r->raw().get<bool>();
-    if (auto parents = node.find("in_place_parents")) {
-      for (size_t k = 0; k < parents->size(); ++k) {
-        JsonNode x = parents->element(k);
-        const std::string name =
-            x.raw().is_string() ? x.as_string() : list.element(static_cast<size_t>(x.as_int())).at("name").as_string();
-        auto it = index.find(name);
-        if (it == index.end()) x.error("no buffer named '" + name + "'");
-        b.in_place_parents.push_back(it->second);
-      }
-    }
+    if (auto r = node.find("first_use_is_read")) b.first_use_is_read = read_bool(*r);
     p.buffers.push_back(b);
   }
+  for (size_t i = 0; i < list.size(); ++i) {
+    auto parents = list.element(i).find("in_place_parents");
+    if (!parents) continue;
+    if (!parents->is_array()) parents->error("expected a list of buffer names");
+    for (size_t k = 0; k < parents->size(); ++k) {
+      JsonNode x = parents->element(k);
+      int parent = -1;
+      if (x.is_string()) {
+        auto it = index.find(x.as_string());
+        if (it == index.end()) x.error("no buffer named '" + x.as_string() + "'");
+        parent = it->second;
+      } else {
+        const int64_t at = x.as_int();
+        if (at < 0 || at >= static_cast<int64_t>(list.size()))
+          x.error("buffer index " + std::to_string(at) + " is not in [0, " + std::to_string(list.size()) + ")");
+        parent = static_cast<int>(at);
+      }
+      auto& declared = p.buffers[i].in_place_parents;
+      if (std::find(declared.begin(), declared.end(), parent) != declared.end())
+        x.error("'" + p.buffers[static_cast<size_t>(parent)].name + "' listed twice");
+      declared.push_back(parent);
+      const std::string why = in_place_violation(p, static_cast<int>(i), parent);
+      if (!why.empty()) x.error(why);
+    }
+  }
+  if (const int b = in_place_cycle(p); b >= 0)
+    list.element(static_cast<size_t>(b)).at("in_place_parents").error("in-place parents form a cycle");
   return p;
 }
 
@@ -167,7 +192,7 @@ LxProblem read_csv(const std::string& path, LxProblem p) {
     b.name = cells[static_cast<size_t>(column.at("id"))];
     b.lower = number("lower");
     b.upper = number("upper");
-    b.size = aligned(number("size"), p.alignment);
+    b.size = number("size");
     if (b.upper <= b.lower) fail(path, "line " + std::to_string(row), "upper must be greater than lower");
     if (b.size <= 0) fail(path, "line " + std::to_string(row), "size must be positive");
     p.buffers.push_back(b);

@@ -14,6 +14,50 @@ bool is_parent(const LxBuffer& child, int parent) {
 
 }  // namespace
 
+std::string in_place_violation(const LxProblem& p, int child, int parent) {
+  const LxBuffer& c = p.buffers[static_cast<size_t>(child)];
+  const LxBuffer& x = p.buffers[static_cast<size_t>(parent)];
+  if (child == parent) return "a buffer cannot be its own in-place parent";
+  if (x.upper != c.lower + 1)
+    return "in-place parent '" + x.name + "' ends at step " + std::to_string(x.upper) + " (last use " +
+           std::to_string(x.upper - 1) + "), so its child must start at " + std::to_string(x.upper - 1) + ", not " +
+           std::to_string(c.lower);
+  const bool read_after_write = x.uses.size() > 1 && x.uses.back() > x.uses.front();
+  if (!x.first_use_is_read && !read_after_write)
+    return "in-place parent '" + x.name + "' is computed and never read (one use), so it has nothing to hand over";
+  if (c.size > x.size)
+    return "in-place child '" + c.name + "' (" + std::to_string(c.size) + " B) is larger than its parent '" + x.name +
+           "' (" + std::to_string(x.size) + " B)";
+  return "";
+}
+
+int in_place_cycle(const LxProblem& p) {
+  // Kahn's algorithm: whatever never becomes ready lies on (or behind) a cycle.
+  std::vector<int> waiting(p.buffers.size(), 0);
+  std::vector<std::vector<int>> children(p.buffers.size());
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
+    for (int parent : p.buffers[b].in_place_parents) {
+      children[static_cast<size_t>(parent)].push_back(static_cast<int>(b));
+      ++waiting[b];
+    }
+  }
+  std::vector<int> ready;
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
+    if (waiting[b] == 0) ready.push_back(static_cast<int>(b));
+  }
+  while (!ready.empty()) {
+    const int b = ready.back();
+    ready.pop_back();
+    for (int c : children[static_cast<size_t>(b)]) {
+      if (--waiting[static_cast<size_t>(c)] == 0) ready.push_back(c);
+    }
+  }
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
+    if (waiting[b] > 0) return static_cast<int>(b);
+  }
+  return -1;
+}
+
 bool may_share(const LxProblem& p, int a, int b) {
   const LxBuffer& x = p.buffers[static_cast<size_t>(a)];
   const LxBuffer& y = p.buffers[static_cast<size_t>(b)];

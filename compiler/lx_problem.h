@@ -12,9 +12,14 @@
 
 namespace spyre::compiler {
 
+// The next multiple of the alignment (LX addresses are aligned; sizes are not).
+inline int64_t align_up(int64_t value, int64_t alignment) {
+  return alignment > 1 ? (value + alignment - 1) / alignment * alignment : value;
+}
+
 struct LxBuffer {
   std::string name;
-  int64_t size = 0;                   // bytes, a multiple of the alignment
+  int64_t size = 0;                   // bytes; torch-spyre aligns start addresses only, not sizes
   int64_t lower = 0, upper = 0;       // live over time steps [lower, upper)
   std::vector<int> in_place_parents;  // buffers whose bytes this one may take over (torch-spyre's in_place_parents)
   // Time steps at which an op reads or writes the buffer, ascending; the HBM
@@ -55,6 +60,14 @@ struct LxPlan {
   bool complete = true;  // false when a search stopped at its limit before proving its answer
   std::string note;      // the solver's remark on how it got the plan
 };
+
+// Why `parent` cannot hand its bytes to `child` in place, or "" when it can
+// (torch-spyre's in-place checks): the child starts at the parent's last use,
+// that use reads the parent (a computed parent needs a use after its write),
+// and the child is no larger.
+std::string in_place_violation(const LxProblem& problem, int child, int parent);
+// A buffer on a cycle of in-place parents, or -1 (parents must come first).
+int in_place_cycle(const LxProblem& problem);
 
 // Two buffers may share LX bytes at the same time only as an in-place pair:
 // the child is produced by the op that reads the parent for the last time and

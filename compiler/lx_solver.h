@@ -4,13 +4,15 @@
 //   greedy    torch-spyre's GreedyLayoutSolver: chronological, in-place reuse,
 //             then address 0, above the high-water mark, then gaps;
 //   firstfit  torch-spyre's FirstFitLayoutSolver: all buffers up front, by
-//             start then shortest life, the first free gap that fits;
+//             priority score (few, dense uses first), the first free gap;
 //   bestfit   the same, the gap leaving the smallest remainder;
 //   exact     a complete search over canonical placements (lx_solver_exact.cpp);
 //   best      the strongest: exact, plus live-range splitting (a buffer that
 //             does not fit through a dormant stretch is evicted and reloaded
 //             from HBM when that moves fewer bytes).
-// Every solver leaves a buffer it cannot fit in HBM.
+// exact and best are never worse in HBM bytes than the first three.
+// Every solver leaves a buffer it cannot fit in HBM. Problems are assumed
+// checked (in_place_violation, in_place_cycle, uses strictly increasing).
 
 #include <memory>
 #include <string>

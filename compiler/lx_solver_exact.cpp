@@ -580,10 +580,21 @@ class ExactSolver : public LxSolver {
     Budget budget;
     budget.node_limit = options.node_limit;
     budget.deadline = start + std::chrono::milliseconds(static_cast<int64_t>(options.time_limit_s * 1000));
+    // The search stacks buffers exactly on one another, so it works on sizes
+    // padded to the alignment: with aligned addresses, two buffers overlap
+    // padded exactly when they overlap unpadded. Only the capacity's partial
+    // last alignment block, which a padded top cannot use, is lost to it.
+    LxProblem padded = p;
+    for (auto& b : padded.buffers) b.size = align_up(b.size, p.alignment);
+    if (p.alignment > 1) padded.capacity = p.capacity / p.alignment * p.alignment;
     std::vector<int> all(p.buffers.size());
     std::iota(all.begin(), all.end(), 0);
-    LxPlan plan = options.place_all ? lowest_height(p, all, options, budget) : most_traffic_saved(p, all, budget);
-    if (!options.place_all && split_ && options.allow_eviction) plan = with_splits(p, std::move(plan), budget);
+    LxPlan plan =
+        options.place_all ? lowest_height(padded, all, options, budget) : most_traffic_saved(padded, all, budget);
+    if (!options.place_all && split_ && options.allow_eviction) plan = with_splits(padded, std::move(plan), budget);
+    plan.spill_bytes = 0;
+    for (size_t b = 0; b < p.buffers.size(); ++b) plan.spill_bytes += split_traffic(p.buffers[b], plan.placements[b]);
+    if (!options.place_all) plan = no_worse_than_heuristics(p, std::move(plan), budget.exhausted);
     plan.solver = name();
     plan.complete = !budget.exhausted;
     plan.solve_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -591,6 +602,24 @@ class ExactSolver : public LxSolver {
   }
 
  private:
+  // The search is exact up to what padding and a stopped search lose; the
+  // torch-spyre heuristics are cheap, so their plan is taken when it moves
+  // fewer HBM bytes (a guarantee, not a hope).
+  static LxPlan no_worse_than_heuristics(const LxProblem& p, LxPlan plan, bool stopped) {
+    int64_t bytes = plan_hbm_bytes(p, plan);
+    for (const char* heuristic : {"greedy", "firstfit", "bestfit"}) {
+      LxPlan other = make_lx_solver(heuristic)->solve(p, LxSolveOptions{});
+      const int64_t other_bytes = plan_hbm_bytes(p, other);
+      if (other_bytes < bytes) {
+        bytes = other_bytes;
+        other.note = std::string(heuristic) + "'s plan: it moves fewer bytes than the search found (" +
+                     (stopped ? "search limit" : "padding to the alignment") + ")";
+        plan = std::move(other);
+      }
+    }
+    return plan;
+  }
+
   // Solves again with every splittable buffer cut in two (each part kept or
   // left in HBM on its own), maps the plan back onto the whole buffers, then
   // puts back together, one at a time, each cut that moving fewer bytes does

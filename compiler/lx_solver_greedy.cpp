@@ -1,13 +1,21 @@
-// torch-spyre's GreedyLayoutSolver (seed 000): walk the time steps in order;
-// at each, free the buffers that died, then place each buffer born there:
-// on top of an in-place parent alive at the previous step when it fits in the
-// parent's slot, else at address 0, else above the high-water mark, else in
-// the first gap between live allocations that fits. Decisions are final and
-// local: nothing knows what comes later.
+// torch-spyre's GreedyLayoutSolver (seed 000; its greedy_solver.py as of main
+// in 2026): walk the steps where some buffer is born or dies; at each, free
+// the buffers that died, then place each buffer born there, in input order:
+//   1. on an in-place parent still live (it dies at the next step), when the
+//      child is no larger and no other child took that parent's slot — the
+//      parent keeps its slot until it dies, so the bytes above the child stay
+//      taken for the handover step;
+//   2. at address 0 when everything live lies at or above the child's size;
+//   3. at the high-water mark, rounded up to the alignment, when that fits;
+//   4. in the first gap between live allocations (merged, so a parent and its
+//      child count as one) that holds it from an aligned start.
+// Sizes are not padded: only start addresses are aligned. A buffer larger
+// than the capacity never takes part. Decisions are final and local: nothing
+// knows what comes later.
 
 #include <algorithm>
 #include <chrono>
-#include <map>
+#include <set>
 
 #include "compiler/lx_solver.h"
 
@@ -28,7 +36,7 @@ class GreedySolver : public LxSolver {
       // places every buffer, found by bisection.
       const int64_t unit = std::max<int64_t>(p.alignment, 1);
       int64_t lo = peak_live_bytes(p) / unit * unit, hi = 0;
-      for (const auto& b : p.buffers) hi += b.size;
+      for (const auto& b : p.buffers) hi += align_up(b.size, unit);
       plan = run(p, hi);
       while (lo < hi) {
         const int64_t mid = lo + (hi - lo) / unit / 2 * unit;
@@ -49,65 +57,70 @@ class GreedySolver : public LxSolver {
   }
 
  private:
+  struct Live {
+    int64_t begin, end;
+    int owner;
+  };
+
+  // Where a buffer of `size` bytes goes among the live allocations, or -1.
+  static int64_t free_block(const std::vector<Live>& live, int64_t size, int64_t capacity, int64_t alignment) {
+    if (size > capacity) return -1;
+    int64_t lowest = capacity, highest = 0;
+    for (const Live& l : live) {
+      lowest = std::min(lowest, l.begin);
+      highest = std::max(highest, l.end);
+    }
+    if (live.empty() || lowest >= size) return 0;
+    const int64_t above = align_up(highest, alignment);
+    if (above + size <= capacity) return above;
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    for (const Live& l : live) spans.emplace_back(l.begin, l.end);
+    std::sort(spans.begin(), spans.end());
+    std::vector<std::pair<int64_t, int64_t>> merged;
+    for (const auto& s : spans) {
+      if (!merged.empty() && s.first <= merged.back().second) {
+        merged.back().second = std::max(merged.back().second, s.second);
+      } else {
+        merged.push_back(s);
+      }
+    }
+    for (size_t k = 0; k + 1 < merged.size(); ++k) {
+      const int64_t at = align_up(merged[k].second, alignment);
+      if (merged[k + 1].first - at >= size) return at;
+    }
+    return -1;
+  }
+
   LxPlan run(const LxProblem& p, int64_t capacity) const {
     LxPlan plan;
     plan.solver = name();
     plan.placements.assign(p.buffers.size(), {});
-    // Live allocations: address -> (end address, owning buffer).
-    struct Slot {
-      int64_t end;
-      int owner;
-    };
-    std::map<int64_t, Slot> live;
-    std::map<int64_t, std::vector<int>> born;
-    for (size_t b = 0; b < p.buffers.size(); ++b) born[p.buffers[b].lower].push_back(static_cast<int>(b));
-    std::vector<int64_t> address(p.buffers.size(), -1);
-    auto fits = [&](int64_t at, int64_t size) {
-      if (at < 0 || at + size > capacity) return false;
-      for (const auto& [a, s] : live) {
-        if (a < at + size && at < s.end) return false;
-      }
-      return true;
-    };
-    for (const auto& [t, buffers] : born) {
-      // Free every allocation whose owner died at or before t.
-      for (auto it = live.begin(); it != live.end();) {
-        it = p.buffers[static_cast<size_t>(it->second.owner)].upper <= t ? live.erase(it) : std::next(it);
-      }
-      for (int b : buffers) {
-        const int64_t size = p.buffers[static_cast<size_t>(b)].size;
+    std::set<int64_t> steps;
+    for (const auto& b : p.buffers) {
+      if (b.size > capacity) continue;
+      steps.insert(b.lower);
+      steps.insert(b.upper);
+    }
+    std::vector<Live> live;
+    std::vector<bool> handed_over(p.buffers.size(), false);  // a parent's slot went to one child
+    for (int64_t t : steps) {
+      std::erase_if(live, [&](const Live& l) { return p.buffers[static_cast<size_t>(l.owner)].upper == t; });
+      for (size_t b = 0; b < p.buffers.size(); ++b) {
+        const LxBuffer& buf = p.buffers[b];
+        if (buf.lower != t || buf.size > capacity) continue;
         int64_t at = -1;
-        for (int parent : p.buffers[static_cast<size_t>(b)].in_place_parents) {
-          const int64_t pa = address[static_cast<size_t>(parent)];
-          auto slot = pa >= 0 ? live.find(pa) : live.end();
-          if (slot == live.end() || slot->second.owner != parent || !may_share(p, parent, b)) continue;
-          if (slot->second.end - pa >= size) {
-            at = pa;
-            live.erase(slot);  // the child takes the parent's slot over
-            break;
-          }
+        for (int parent : buf.in_place_parents) {
+          if (handed_over[static_cast<size_t>(parent)]) continue;
+          auto slot = std::find_if(live.begin(), live.end(), [&](const Live& l) { return l.owner == parent; });
+          if (slot == live.end() || buf.size > slot->end - slot->begin) continue;
+          at = slot->begin;
+          handed_over[static_cast<size_t>(parent)] = true;
+          break;
         }
-        if (at < 0 && fits(0, size)) at = 0;
-        if (at < 0) {
-          int64_t high = 0;
-          for (const auto& [a, s] : live) high = std::max(high, s.end);
-          if (fits(high, size)) at = high;
-        }
-        if (at < 0) {
-          int64_t cursor = 0;
-          for (const auto& [a, s] : live) {
-            if (a - cursor >= size && fits(cursor, size)) {
-              at = cursor;
-              break;
-            }
-            cursor = std::max(cursor, s.end);
-          }
-        }
+        if (at < 0) at = free_block(live, buf.size, capacity, p.alignment);
         if (at < 0) continue;  // stays in HBM
-        address[static_cast<size_t>(b)] = at;
-        live[at] = {at + size, b};
-        plan.placements[static_cast<size_t>(b)].push_back(
-            {at, p.buffers[static_cast<size_t>(b)].lower, p.buffers[static_cast<size_t>(b)].upper});
+        live.push_back({at, at + buf.size, static_cast<int>(b)});
+        plan.placements[b].push_back({at, buf.lower, buf.upper});
       }
     }
     return plan;

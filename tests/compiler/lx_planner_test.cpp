@@ -20,9 +20,9 @@ using spyre::test::source_path;
 using spyre::test::TempDir;
 using spyre::test::write_text;
 
-std::vector<std::string> pattern_files() {
+std::vector<std::string> pattern_files(const std::string& folder = "models/lx_patterns") {
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(source_path("models/lx_patterns"))) {
+  for (const auto& e : std::filesystem::directory_iterator(source_path(folder))) {
     if (e.path().extension() == ".json") files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
@@ -57,6 +57,30 @@ TEST(LxPatterns, EverySolverGetsItsRecordedOutcome) {
       const Json& want = doc.at("expected").at(solver);
       EXPECT_EQ(o.report.at("feasible").get<bool>(), want.at("feasible").get<bool>());
       EXPECT_EQ(o.report.at("hbm_bytes").get<int64_t>(), want.at("hbm_bytes").get<int64_t>());
+    }
+  }
+}
+
+// torch-spyre's own seven patterns (tests/inductor/test_scratchpad_patterns.py)
+// as buffer lists: greedy, firstfit and bestfit place everything exactly where
+// upstream's test expects them to, and fail where it marks a known failure.
+TEST(LxPatterns, UpstreamPatternsGetUpstreamsOutcome) {
+  const auto files = pattern_files("models/lx_patterns/upstream");
+  EXPECT_EQ(files.size(), 7u);
+  for (const auto& file : files) {
+    const Json doc = read_json_file(file);
+    for (const auto& solver : lx_solver_names()) {
+      SCOPED_TRACE(file + " / " + solver);
+      const PlanOutcome o = plan(file, solver);
+      EXPECT_TRUE(o.violations.empty()) << o.violations.front();
+      EXPECT_EQ(o.report.at("feasible").get<bool>(), doc.at("expected").at(solver).at("feasible").get<bool>());
+    }
+  }
+  // Upstream's summary: the fit solvers fail only the two eviction patterns.
+  for (const auto& file : files) {
+    const bool eviction = file.find("eviction") != std::string::npos;
+    for (const char* solver : {"firstfit", "bestfit"}) {
+      EXPECT_EQ(plan(file, solver).report.at("feasible").get<bool>(), !eviction) << file << " / " << solver;
     }
   }
 }
@@ -196,6 +220,33 @@ TEST(LxInputs, BadInputsNameTheFileFieldAndReason) {
       {"neither.json", R"({"capacity": 512})", "$", "neither a pattern"},
       {"uses.json", R"({"capacity": 512, "buffers": [{"name": "a", "size": 128, "uses": []}]})", "uses",
        "at least one use"},
+      {"repeat.json", R"({"capacity": 512, "buffers": [{"name": "a", "size": 8, "uses": [3, 3]}]})", "buffers[0].uses",
+       "strictly increasing"},
+      {"twice.json",
+       R"({"capacity": 512, "buffers": [{"name": "a", "size": 8, "uses": [1]}, {"name": "a", "size": 8, "uses": [2]}]})",
+       "buffers[1].name", "listed twice"},
+      {"flag.json", R"({"capacity": 512, "buffers": [{"name": "a", "size": 8, "uses": [1], "first_use_is_read": 1}]})",
+       "first_use_is_read", "true or false"},
+      {"late.json",
+       R"({"capacity": 512, "buffers": [{"name": "p", "size": 8, "uses": [0, 4]},
+        {"name": "c", "size": 8, "uses": [3, 8], "in_place_parents": ["p"]}]})",
+       "buffers[1].in_place_parents[0]", "must start at 4, not 3"},
+      {"unread.json",
+       R"({"capacity": 512, "buffers": [{"name": "p", "size": 8, "uses": [3]},
+        {"name": "c", "size": 8, "uses": [3, 8], "in_place_parents": ["p"]}]})",
+       "in_place_parents[0]", "never read"},
+      {"big.json",
+       R"({"capacity": 512, "buffers": [{"name": "p", "size": 8, "uses": [0, 4]},
+        {"name": "c", "size": 9, "uses": [4, 8], "in_place_parents": ["p"]}]})",
+       "in_place_parents[0]", "larger than its parent"},
+      {"index.json",
+       R"({"capacity": 512, "buffers": [{"name": "c", "size": 8, "uses": [4], "in_place_parents": [5]}]})",
+       "in_place_parents[0]", "not in [0, 1)"},
+      {"cycle.json",
+       R"({"capacity": 512, "buffers": [
+        {"name": "a", "size": 8, "uses": [3], "first_use_is_read": true, "in_place_parents": ["b"]},
+        {"name": "b", "size": 8, "uses": [3], "first_use_is_read": true, "in_place_parents": ["a"]}]})",
+       "in_place_parents", "form a cycle"},
       {"bad.7.csv", "id,lower,upper,size\n0,0,x,128\n", "line 2", "'upper' is not an integer"},
       {"order.7.csv", "id,lower,upper,size\n0,5,5,128\n", "line 2", "upper must be greater than lower"},
       {"header.7.csv", "id,start,end,size\n", "line 1", "no column 'lower'"},
@@ -228,7 +279,7 @@ TEST(LxInputs, PatternGivesTwoLiveRangesToATensorWrittenTwice) {
   EXPECT_EQ(p.buffers[0].lower, 0);
   EXPECT_EQ(p.buffers[0].upper, 2);
   EXPECT_EQ(p.buffers[1].uses, (std::vector<int64_t>{2, 3}));  // one access per op
-  EXPECT_EQ(p.fixed_hbm_bytes, 4 * 128);                       // x (100 B, aligned) read twice, y written twice
+  EXPECT_EQ(p.fixed_hbm_bytes, 2 * 100 + 2 * 128);             // x read twice, y written twice: sizes unpadded
 }
 
 TEST(LxCli, PlanPrintsTheCheckAndWritesTheReport) {
