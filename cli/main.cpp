@@ -25,13 +25,14 @@
 
 namespace {
 
-// Exit statuses (docs/report.md).
+// Exit statuses (docs/report.md): distinct, and "internal error" only for a
+// bug in spyre-sim, never for anything a user can hand in.
 constexpr int kOk = 0;
 constexpr int kBadInput = 1;
-constexpr int kInternalError = 2;
-constexpr int kPlanInvalid = 2;
 constexpr int kExpectMismatch = 3;
 constexpr int kHazardsFound = 4;
+constexpr int kPlanInvalid = 5;
+constexpr int kInternalError = 70;  // EX_SOFTWARE
 
 // A parsed subcommand and what running it does.
 struct Subcommand {
@@ -229,6 +230,8 @@ Subcommand add_compile(CLI::App& app) {
                   "Also write random inputs (DIR/inputs) and fp32 reference outputs (DIR/reference)");
   cmd->add_option("--seed", job.seed, "Seed of --emit-io inputs")->capture_default_str();
   cmd->add_option("--decisions", job.decisions_path, "Write the decisions as JSON here");
+  cmd->add_flag("--timings", job.options.timings,
+                "Include wall-clock times in the decisions (otherwise deterministic)");
   cmd->add_flag("--list-passes", o->list_passes, "List the compiler's passes in pipeline order");
   cmd->add_option("--print-after", job.print_after,
                   "Print the graph after this pass (repeatable; all: after every pass)");
@@ -286,6 +289,7 @@ Subcommand add_plan(CLI::App& app) {
   cmd->add_option("--time-limit", plan.limits.time_limit_s, "Seconds a search may take before it returns its best plan")
       ->capture_default_str();
   cmd->add_option("--report", plan.report_path, "Write the plan as JSON here");
+  cmd->add_flag("--timings", plan.timings, "Include the wall-clock solve time (output is otherwise deterministic)");
   cmd->add_flag("--quiet", o->quiet, "Do not print the table");
   return {cmd, [o] {
             const auto outcome = spyre::compiler::run_plan_job(o->plan);
@@ -388,7 +392,18 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   const std::vector<Subcommand> subcommands = {add_run(app),   add_check(app),    add_compile(app), add_plan(app),
                                                add_study(app), add_validate(app), add_arch(app)};
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    for (char& c : what) c = c == '\n' ? ' ' : c;
+    std::cerr << "spyre-sim: error: " << what << " (see --help)\n";
+    return kBadInput;
+  }
   try {
     for (const auto& s : subcommands) {
       if (s.app->parsed()) return s.run();
@@ -396,6 +411,14 @@ int main(int argc, char** argv) {
     return kInternalError;
   } catch (const spyre::SpyreError& e) {
     std::cerr << "spyre-sim: error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // The file system refused a path the user gave (a symlink loop, no
+    // permission, a file where a directory must be).
+    std::cerr << "spyre-sim: error: " << e.path1().string() << ": " << e.code().message() << "\n";
+    return kBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "spyre-sim: error: out of memory: the input asks for more than this machine has\n";
     return kBadInput;
   } catch (const std::exception& e) {
     std::cerr << "spyre-sim: internal error: " << e.what() << "\n";

@@ -8,6 +8,7 @@
 #include "compiler/graph_printer.h"
 #include "compiler/program_writer.h"
 #include "runtime/error.h"
+#include "runtime/user_files.h"
 
 namespace spyre::compiler {
 
@@ -39,6 +40,12 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   if (job.graph_path.empty() == job.workload.empty())
     fail("", "compile", "give a model graph file or --workload NAME (one of them)");
   if (job.output_dir.empty() && job.stop_after.empty()) fail("", "-o", "an output directory is required");
+  // Every output path is checked before the work, so a bad one writes nothing.
+  if (job.stop_after.empty()) {
+    check_output_dir(job.output_dir, "-o");
+    if (!job.emit_io_dir.empty()) check_output_dir(job.emit_io_dir, "--emit-io");
+    if (!job.decisions_path.empty()) check_output_file(job.decisions_path, "--decisions");
+  }
   CompileOutcome outcome;
   outcome.model = job.workload.empty() ? read_graph(job.graph_path) : build_workload(job.workload, job.params);
   const CompileOptions options = resolve_options(job.options);

@@ -112,7 +112,8 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
   if (g.lx.enabled) {
     out << "\nLX planning: stage " << g.lx.stage << ", solver " << g.lx.solver << ", " << g.lx.placed << " of "
         << g.lx.candidates << " candidate buffers in LX, peak " << g.lx.peak_bytes << " of " << g.lx.capacity
-        << " usable bytes per core, " << g.lx.solve_ms << " ms";
+        << " usable bytes per core";
+    if (options.timings) out << ", " << g.lx.solve_ms << " ms";
     if (!g.lx.note.empty()) out << " (" << g.lx.note << ")";
     for (const auto& e : g.lx.excluded) out << "\n  kept in HBM: " << e;
   } else {
@@ -190,10 +191,10 @@ Json decisions_json(const Graph& g, const CompileOptions& options) {
                {"candidates", g.lx.candidates},
                {"placed", g.lx.placed},
                {"peak_bytes", g.lx.peak_bytes},
-               {"solve_ms", g.lx.solve_ms},
                {"note", g.lx.note},
                {"excluded", g.lx.excluded}});
   }
+  if (g.lx.enabled && options.timings) lx["solve_ms"] = g.lx.solve_ms;
   j["lx"] = lx;
   j["predicted_hbm_bytes"] = predicted_hbm_bytes(g);
   return j;

@@ -182,6 +182,20 @@ void sort_topologically(Graph& g, const std::string& where, const std::vector<in
   g.ops = std::move(sorted);
 }
 
+// What is wrong with an attribute's JSON type, or "": the passes read them
+// as these types, so garbage must stop here with the op named.
+std::string attr_type_error(const std::string& key, const Json& value) {
+  auto is_int_list = [](const Json& v) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const Json& x) { return x.is_number_integer(); });
+  };
+  if (key == "dim" || key == "dims" || key == "shape")
+    return value.is_number_integer() || is_int_list(value) ? "" : "must be an integer or a list of integers";
+  if (key == "dim0" || key == "dim1" || key == "start" || key == "end")
+    return value.is_number_integer() ? "" : "must be an integer";
+  if (key == "keepdim") return value.is_boolean() ? "" : "must be true or false";
+  return value.is_number() ? "" : "must be a number";  // eps, scale, scalar, min, max, beta, threshold
+}
+
 // Each op's arity, attributes and output shape, in topological order; the
 // output takes the inferred shape and the first input's dtype when undeclared.
 void infer_shapes(Graph& g, const std::string& where) {
@@ -200,6 +214,8 @@ void infer_shapes(Graph& g, const std::string& where) {
     for (auto it = op.attrs.begin(); it != op.attrs.end(); ++it) {
       if (std::find(m->attrs.begin(), m->attrs.end(), it.key()) == m->attrs.end())
         fail(where, name, op.type + " does not take attribute '" + it.key() + "'");
+      const std::string why = attr_type_error(it.key(), it.value());
+      if (!why.empty()) fail(where, name, "attribute '" + it.key() + "' " + why);
     }
     if (m->kind == ModelOpKind::Binary && n == 1 && !op.attrs.contains("scalar"))
       fail(where, name, op.type + " needs a second input or attribute 'scalar'");

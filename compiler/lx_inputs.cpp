@@ -11,10 +11,14 @@
 #include "runtime/data_format.h"
 #include "runtime/error.h"
 #include "runtime/json_node.h"
+#include "runtime/user_files.h"
 
 namespace spyre::compiler {
 
 namespace {
+
+const char* const kSizeRange = "must be positive and at most 2^48 bytes";
+const char* const kStepRange = "must be steps in [0, 2^40]";
 
 bool read_bool(const JsonNode& node) {
   if (!node.raw().is_boolean()) node.error("must be true or false");
@@ -35,7 +39,7 @@ LxProblem read_pattern(const JsonNode& root, LxProblem p) {
     if (kind != "input" && kind != "output" && kind != "intermediate")
       t.at("kind").error("must be input, output or intermediate");
     const int64_t size = t.at("size").as_int();
-    if (size <= 0) t.at("size").error("must be positive");
+    if (size <= 0 || size > kMaxLxBytes) t.at("size").error(kSizeRange);
     if (!tensors.emplace(name, TensorInfo{size, kind}).second) t.at("name").error("tensor '" + name + "' listed twice");
   }
   JsonNode ops = root.at("ops");
@@ -112,9 +116,12 @@ LxProblem read_buffer_list(const JsonNode& root, LxProblem p) {
     if (!index.emplace(b.name, static_cast<int>(i)).second)
       node.at("name").error("buffer '" + b.name + "' listed twice");
     b.size = node.at("size").as_int();
-    if (b.size <= 0) node.at("size").error("must be positive");
+    if (b.size <= 0 || b.size > kMaxLxBytes) node.at("size").error(kSizeRange);
     b.uses = node.at("uses").as_int_list();
     if (b.uses.empty()) node.at("uses").error("a buffer needs at least one use");
+    for (int64_t u : b.uses) {
+      if (u < 0 || u > kMaxLxStep) node.at("uses").error(kStepRange);
+    }
     for (size_t u = 1; u < b.uses.size(); ++u) {
       if (b.uses[u] <= b.uses[u - 1])
         node.at("uses").error("must be strictly increasing (one step per op that touches the buffer), but " +
@@ -156,8 +163,7 @@ LxProblem read_buffer_list(const JsonNode& root, LxProblem p) {
 }
 
 LxProblem read_csv(const std::string& path, LxProblem p) {
-  std::ifstream in(path);
-  if (!in) fail(path, "", "cannot open");
+  std::ifstream in = open_input_file(path);
   std::string line;
   int row = 0;
   std::map<std::string, int> column;
@@ -193,8 +199,10 @@ LxProblem read_csv(const std::string& path, LxProblem p) {
     b.lower = number("lower");
     b.upper = number("upper");
     b.size = number("size");
-    if (b.upper <= b.lower) fail(path, "line " + std::to_string(row), "upper must be greater than lower");
-    if (b.size <= 0) fail(path, "line " + std::to_string(row), "size must be positive");
+    const std::string line_name = "line " + std::to_string(row);
+    if (b.lower < 0 || b.upper > kMaxLxStep) fail(path, line_name, std::string("'lower' and 'upper' ") + kStepRange);
+    if (b.upper <= b.lower) fail(path, line_name, "upper must be greater than lower");
+    if (b.size <= 0 || b.size > kMaxLxBytes) fail(path, line_name, std::string("'size' ") + kSizeRange);
     p.buffers.push_back(b);
   }
   if (p.buffers.empty()) fail(path, "", "no buffers");
@@ -216,17 +224,19 @@ LxProblem read_lx_problem(const std::string& path, int64_t capacity, int64_t ali
       const std::string file = std::filesystem::path(path).filename().string();
       if (!std::regex_match(file, m, named))
         fail(path, "--capacity", "give the capacity (the file name does not say it: NAME.CAPACITY.csv)");
-      p.capacity = std::stoll(m[1]);
+      const std::string digits = m[1];
+      p.capacity = digits.size() <= 15 ? std::stoll(digits) : kMaxLxBytes + 1;
     }
+    if (p.capacity <= 0 || p.capacity > kMaxLxBytes) fail(path, "capacity", kSizeRange);
     return read_csv(path, p);
   }
   const Json doc = read_json_file(path);
   JsonNode root(doc, path, "$");
   if (!root.is_object()) root.error("expected a JSON object");
   p.alignment = alignment > 0 ? alignment : (root.find("alignment") ? root.at("alignment").as_int() : kStickBytes);
-  if (p.alignment <= 0) root.at("alignment").error("must be positive");
+  if (p.alignment <= 0 || p.alignment > kMaxLxBytes) fail(path, "alignment", kSizeRange);
   p.capacity = capacity > 0 ? capacity : root.at("capacity").as_int();
-  if (p.capacity <= 0) root.at("capacity").error("must be positive");
+  if (p.capacity <= 0 || p.capacity > kMaxLxBytes) fail(path, "capacity", kSizeRange);
   if (root.find("buffers")) return read_buffer_list(root, p);
   if (root.find("tensors") && root.find("ops")) return read_pattern(root, p);
   root.error("neither a pattern (tensors and ops) nor a buffer list (buffers)");

@@ -17,6 +17,12 @@ inline int64_t align_up(int64_t value, int64_t alignment) {
   return alignment > 1 ? (value + alignment - 1) / alignment * alignment : value;
 }
 
+// Sizes, capacities and steps beyond these are bad input: no memory this
+// tool models is near 2^48 bytes, and keeping far below INT64_MAX lets byte
+// totals add up without overflow.
+constexpr int64_t kMaxLxBytes = int64_t{1} << 48;
+constexpr int64_t kMaxLxStep = int64_t{1} << 40;
+
 struct LxBuffer {
   std::string name;
   int64_t size = 0;                   // bytes; torch-spyre aligns start addresses only, not sizes

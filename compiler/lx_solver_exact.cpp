@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <queue>
@@ -56,11 +57,16 @@ using Clock = std::chrono::steady_clock;
 struct Budget {
   int64_t nodes = 0, node_limit = 0;
   Clock::time_point deadline;
-  const std::atomic<bool>* stop = nullptr;  // another search answered
+  // In a portfolio: this search's place in the portfolio's sequence, and the
+  // earliest place that has answered; a later search stops, an earlier one
+  // runs on (its answer would come first on one thread).
+  int64_t sequence = 0;
+  const std::atomic<int64_t>* answered = nullptr;
   bool exhausted = false;
   bool spend() {
     if (exhausted) return false;
-    if (++nodes > node_limit || ((nodes & 255) == 0 && (Clock::now() > deadline || (stop && stop->load()))))
+    if (++nodes > node_limit ||
+        ((nodes & 255) == 0 && (Clock::now() > deadline || (answered && answered->load() < sequence))))
       exhausted = true;
     return !exhausted;
   }
@@ -435,63 +441,76 @@ class Packer {
 
 // Packs with a portfolio of static orders: each order searches with a node
 // limit that doubles every round (a search that runs long under one order
-// often ends at once under another). Two threads split the portfolio; the
-// first answer — a packing, or a proof that none exists — stops both.
+// often ends at once under another). The searches form one sequence (round by
+// round, order by order) and the earliest that answers — a packing, or a
+// proof that none exists — decides, so the plan does not depend on which
+// thread is faster: two threads split the orders, and a search stops only
+// when an earlier one has answered. Only the time limit can make runs differ.
 bool pack(const LxProblem& p, const std::vector<int>& subset, int64_t capacity, Budget& budget,
           std::vector<int64_t>& address) {
-  struct Shared {
-    std::atomic<bool> done{false};
-    std::atomic<int64_t> nodes{0};
-    std::mutex mutex;
-    bool found = false, impossible = false;
+  const std::vector<std::string> orders(std::begin(kOrders), std::end(kOrders));
+  const auto per_round = static_cast<int64_t>(orders.size());
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  struct Answer {
+    int64_t sequence = kNone;
+    bool found = false;
     std::vector<int64_t> address;
-  } shared;
-  auto worker = [&](const std::vector<std::string>& orders) {
+  };
+  std::atomic<int64_t> answered{kNone};
+  std::mutex mutex;
+  Answer answer;
+  // Nodes of the searches up to the answer (each ran to its own end, so the
+  // count does not depend on timing); per worker, for its share of the limit.
+  const bool two = subset.size() > 64 && std::thread::hardware_concurrency() >= 2;
+  const int workers = two ? 2 : 1;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> spent(static_cast<size_t>(workers));  // (sequence, nodes)
+  auto worker = [&](int w) {
+    const int64_t share = (budget.node_limit - budget.nodes) / workers;
+    int64_t used = 0;
     int64_t slice = 2 * static_cast<int64_t>(subset.size()) + 2;
-    while (!shared.done) {
-      for (const std::string& order : orders) {
+    for (int64_t round = 0;; ++round, slice *= 2) {
+      for (int64_t k = w; k < per_round; k += workers) {
+        const int64_t sequence = round * per_round + k;
+        if (answered.load() < sequence) return;
+        if (used >= share || Clock::now() > budget.deadline) return;
         Budget local;
         local.node_limit = slice;
         local.deadline = budget.deadline;
-        local.stop = &shared.done;
-        Packer packer(p, subset, capacity, local, order);
+        local.sequence = sequence;
+        local.answered = &answered;
+        Packer packer(p, subset, capacity, local, orders[static_cast<size_t>(k)]);
         const bool ok = packer.run();
-        const int64_t total = shared.nodes += local.nodes;
+        used += local.nodes;
+        spent[static_cast<size_t>(w)].emplace_back(sequence, local.nodes);
         if (ok || !local.exhausted) {
-          std::lock_guard<std::mutex> lock(shared.mutex);
-          if (!shared.done) {
-            shared.found = ok;
-            shared.impossible = !ok;
-            if (ok) shared.address = packer.addresses();
-            shared.done = true;
+          std::lock_guard<std::mutex> lock(mutex);
+          if (sequence < answer.sequence) {
+            answer.sequence = sequence;
+            answer.found = ok;
+            answer.address = ok ? packer.addresses() : std::vector<int64_t>{};
+            answered.store(sequence);
           }
           return;
         }
-        if (shared.done) return;
-        if (total >= budget.node_limit - budget.nodes || Clock::now() > budget.deadline) {
-          shared.done = true;
-          return;
-        }
       }
-      slice *= 2;
     }
   };
-  const std::vector<std::string> all(std::begin(kOrders), std::end(kOrders));
-  // Small problems (what compiled programs pose) stay on one thread, so
-  // their plans do not depend on which thread answers first.
-  if (subset.size() > 64 && std::thread::hardware_concurrency() >= 2) {
-    std::vector<std::string> even, odd;
-    for (size_t k = 0; k < all.size(); ++k) (k % 2 ? odd : even).push_back(all[k]);
-    std::thread helper(worker, odd);
-    worker(even);
+  if (two) {
+    std::thread helper(worker, 1);
+    worker(0);
     helper.join();
   } else {
-    worker(all);
+    worker(0);
   }
-  budget.nodes += shared.nodes;
-  if (shared.found) address = shared.address;
-  if (!shared.found && !shared.impossible) budget.exhausted = true;
-  return shared.found;
+  for (const auto& list : spent) {
+    for (const auto& [sequence, nodes] : list) budget.nodes += sequence <= answer.sequence ? nodes : 0;
+  }
+  if (answer.sequence == kNone) {  // every worker ran out of nodes or time
+    budget.exhausted = true;
+    return false;
+  }
+  if (answer.found) address = answer.address;
+  return answer.found;
 }
 
 LxPlan plan_from(const LxProblem& p, const std::vector<int64_t>& address) {

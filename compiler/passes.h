@@ -40,6 +40,9 @@ struct CompileOptions {
   // the arch config; the defaults are the built-in Spyre card's).
   DeviceLimits device;
   LxPlanningOptions lx;
+  // Wall-clock times (the LX solve) in the decisions; off, the same input
+  // gives byte-identical decisions.
+  bool timings = false;
 };
 
 // Checks the options against the device and resolves cores = 0; every pass

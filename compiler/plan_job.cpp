@@ -6,6 +6,7 @@
 
 #include "compiler/lx_inputs.h"
 #include "runtime/error.h"
+#include "runtime/user_files.h"
 
 namespace spyre::compiler {
 
@@ -33,7 +34,7 @@ Json plan_report(const PlanJob& job, const PlanOutcome& o, bool place_all) {
   none.placements.assign(p.buffers.size(), {});
   r["hbm_bytes_without_lx"] = plan_hbm_bytes(p, none);
   r["spill_bytes"] = o.plan.spill_bytes;
-  r["solve_ms"] = o.plan.solve_ms;
+  if (job.timings) r["solve_ms"] = o.plan.solve_ms;
   r["complete"] = o.plan.complete;
   r["valid"] = o.violations.empty();
   r["violations"] = o.violations;
@@ -59,7 +60,8 @@ Json plan_report(const PlanJob& job, const PlanOutcome& o, bool place_all) {
 
 PlanOutcome run_plan_job(const PlanJob& job) {
   if (job.input.empty()) fail("", "plan", "give a pattern JSON, a buffer list JSON or a MiniMalloc CSV");
-  if (!std::filesystem::exists(job.input)) fail(job.input, "", "no such file");
+  require_regular_file(job.input);
+  if (!job.report_path.empty()) check_output_file(job.report_path, "--report");
   PlanOutcome o;
   o.problem = read_lx_problem(job.input, job.capacity, job.alignment);
   const bool place_all = job.place_all || std::filesystem::path(job.input).extension() == ".csv";
@@ -99,8 +101,9 @@ std::string plan_table(const PlanOutcome& o) {
   out << "feasible     " << (r["feasible"].get<bool>() ? "yes" : "no") << "\n";
   out << "HBM          " << r["hbm_bytes"].get<int64_t>() << " B (" << r["hbm_bytes_without_lx"].get<int64_t>()
       << " B with nothing in LX)\n";
-  out << "solve        " << r["solve_ms"].get<double>() << " ms"
-      << (r["complete"].get<bool>() ? "" : " (search limit reached)") << "\n";
+  out << "solve        " << (r["complete"].get<bool>() ? "complete" : "search limit reached");
+  if (r.contains("solve_ms")) out << ", " << r["solve_ms"].get<double>() << " ms";
+  out << "\n";
   if (r.contains("note")) out << "note         " << r["note"].get<std::string>() << "\n";
   const std::string bound = r["mode"] == "place-all" ? "every buffer placed" : "all within capacity";
   out << "check        "

@@ -24,6 +24,9 @@ struct PlanJob {
   bool place_all = false;
   LxSolveOptions limits;
   std::string report_path;
+  // Wall-clock solve time in the report and table; off, the same input gives
+  // byte-identical output.
+  bool timings = false;
 };
 
 struct PlanOutcome {

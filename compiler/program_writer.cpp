@@ -7,6 +7,7 @@
 #include "compiler/codegen_sdsc.h"
 #include "compiler/iteration_space.h"
 #include "runtime/error.h"
+#include "runtime/user_files.h"
 
 namespace fs = std::filesystem;
 
@@ -122,7 +123,7 @@ std::map<std::string, std::string> program_files(const Graph& g, const CompileOp
 }
 
 void write_program_dir(const std::string& dir, const std::map<std::string, std::string>& files) {
-  const fs::path target(dir);
+  const fs::path target(without_trailing_slash(dir));  // "out/" names the directory out
   if (fs::exists(target)) {
     if (!fs::is_directory(target)) fail(dir, "", "exists and is not a directory");
     if (!fs::is_empty(target) && !fs::exists(target / "program.json")) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "runtime/error.h"
+#include "runtime/user_files.h"
 
 namespace spyre {
 namespace {
@@ -622,11 +623,7 @@ BundleMlir parse_bundle_mlir(const std::string& text, const std::string& file,
 }
 
 BundleMlir read_bundle_mlir(const std::string& path, const std::function<int64_t(size_t)>& arg_value) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "", "cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_bundle_mlir(buffer.str(), path, arg_value);
+  return parse_bundle_mlir(read_input_file(path), path, arg_value);
 }
 
 }  // namespace spyre

@@ -7,6 +7,7 @@
 
 #include "runtime/error.h"
 #include "runtime/text.h"
+#include "runtime/user_files.h"
 
 namespace spyre {
 
@@ -65,13 +66,7 @@ std::string trimmed(const std::string& s) {
 }  // namespace
 
 CsvTable CsvTable::read(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) fail(path, "", "no such file (a CSV table with a header row)");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream all;
-  all << in.rdbuf();
-  if (!in && !in.eof()) fail(path, "", "cannot read the file");
-  const std::string text = all.str();
+  const std::string text = read_input_file(path);
   CsvTable t;
   t.path_ = path;
   size_t pos = 0;

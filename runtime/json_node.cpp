@@ -1,5 +1,6 @@
 #include "runtime/json_node.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/error.h"
+#include "runtime/user_files.h"
 
 namespace spyre {
 
@@ -22,15 +24,46 @@ void write_json_file(const std::string& path, const Json& json) {
   if (!out) fail(path, "", "write failed");
 }
 
-Json read_json_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "", "cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+namespace {
+
+// Documents nest a few levels; a deeper one is garbage, and code walking it
+// recursively (ours or the library's) would run out of stack.
+constexpr int kMaxJsonDepth = 128;
+
+// The deepest nesting of objects and arrays, strings skipped; stops early
+// once past the limit.
+int json_depth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size() && deepest <= kMaxJsonDepth; ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
+Json parse_json_text(const std::string& text, const std::string& path) {
+  if (json_depth(text) > kMaxJsonDepth)
+    fail(path, "", "malformed JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   try {
-    return Json::parse(buffer.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    // nlohmann prefixes "[json.exception.parse_error.101] "; keep the useful tail.
+    return Json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    // nlohmann prefixes "[json.exception.parse_error.101] "; keep the useful
+    // tail. Numbers too large for a double (1e999) end up here too.
     std::string what = e.what();
     auto pos = what.find("] ");
     if (pos != std::string::npos) what = what.substr(pos + 2);
@@ -38,12 +71,21 @@ Json read_json_file(const std::string& path) {
   }
 }
 
+Json read_json_file(const std::string& path) { return parse_json_text(read_input_file(path), path); }
+
 JsonNode::JsonNode(const Json& value, std::string file, std::string path)
     : value_(&value), file_(std::move(file)), path_(std::move(path)) {}
 
 void JsonNode::error(const std::string& reason) const { fail(file_, path_, reason); }
 
 bool JsonNode::has(const std::string& key) const { return value_->is_object() && value_->contains(key); }
+
+int64_t JsonNode::as_int_in(int64_t lo, int64_t hi) const {
+  const int64_t v = as_int();
+  if (v < lo || v > hi)
+    error("must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + std::to_string(v));
+  return v;
+}
 
 JsonNode JsonNode::at(const std::string& key) const {
   if (!value_->is_object()) error("expected an object");

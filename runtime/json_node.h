@@ -14,6 +14,8 @@ namespace spyre {
 // Reads and parses a JSON file; malformed JSON or an unreadable file raise a
 // SpyreError naming the file (and line/column for syntax errors).
 Json read_json_file(const std::string& path);
+// The same for text already in memory; `path` names it in errors.
+Json parse_json_text(const std::string& text, const std::string& path);
 // Writes json indented by one space (reports, traces); failures name the file.
 void write_json_file(const std::string& path, const Json& json);
 
@@ -39,6 +41,7 @@ class JsonNode {
   // Scalars. SuperDSC writes many integers as strings ("-1", "10752"), so
   // as_int accepts both a JSON integer and a string holding one.
   int64_t as_int() const;
+  int64_t as_int_in(int64_t lo, int64_t hi) const;  // as_int, an error outside [lo, hi]
   double as_double() const;
   std::string as_string() const;
   std::vector<std::string> as_string_list() const;

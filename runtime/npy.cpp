@@ -4,9 +4,11 @@
 #include <cstring>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "runtime/error.h"
 #include "runtime/numerics.h"
+#include "runtime/user_files.h"
 
 namespace spyre {
 
@@ -55,8 +57,8 @@ int dtype_bytes(const std::string& dtype) { return std::stoi(dtype.substr(1)); }
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "", "cannot open file");
+  const int64_t file_bytes = input_file_size(path);
+  std::ifstream in = open_input_file(path);
   char magic[8];
   if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) fail(path, "", "not a .npy file (bad magic)");
   const int major = static_cast<unsigned char>(magic[6]);
@@ -93,18 +95,31 @@ NpyArray read_npy(const std::string& path) {
   const bool fortran = m[1] == "True";
   if (!std::regex_search(header, m, shape_re)) fail(path, "", "header has no 'shape'");
   const std::string dims = m[1];
-  static const std::regex int_re(R"(\d+)");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), int_re); it != std::sregex_iterator(); ++it) {
-    array.shape.push_back(std::stoll(it->str()));
+  // Dimensions: non-negative integers separated by commas ("(512, 1024)", "(5,)", "()").
+  std::stringstream list(dims);
+  int64_t count = 1;
+  for (std::string dim; std::getline(list, dim, ',');) {
+    dim.erase(0, dim.find_first_not_of(" \t"));
+    dim.erase(dim.find_last_not_of(" \t") + 1);
+    if (dim.empty() && list.eof()) break;  // the trailing comma of "(5,)"
+    static const std::regex digits(R"(\d{1,18})");
+    if (!std::regex_match(dim, digits))
+      fail(path, "shape", "dimension '" + dim + "' is not a non-negative integer that fits in 64 bits");
+    array.shape.push_back(std::stoll(dim));
+    count = checked_product(count, array.shape.back());
+    if (count < 0) fail(path, "shape", "(" + dims + ") has more elements than fit in 64 bits");
   }
-
-  const int64_t count = array.size();
   const int width = dtype_bytes(array.dtype);
-  std::vector<char> raw(static_cast<size_t>(count * width));
-  if (!in.read(raw.data(), static_cast<std::streamsize>(raw.size()))) {
+  // Check the shape against the file before allocating for it.
+  const int64_t data_bytes = file_bytes - static_cast<int64_t>(in.tellg());
+  const int64_t needed = checked_product(count, width);
+  if (needed < 0 || needed > data_bytes) {
     fail(path, "",
-         "holds fewer than the " + std::to_string(count) + " elements its shape " + shape_text(array.shape) + " needs");
+         "holds " + std::to_string(data_bytes) + " bytes of data, fewer than the " + std::to_string(count) +
+             " elements of its shape " + shape_text(array.shape) + " need");
   }
+  std::vector<char> raw(static_cast<size_t>(needed));
+  if (!in.read(raw.data(), static_cast<std::streamsize>(raw.size()))) fail(path, "", "cannot read the data");
   array.values.resize(static_cast<size_t>(count));
   if (!fortran) {
     for (int64_t i = 0; i < count; ++i) array.values[i] = decode(array.dtype, raw.data() + i * width);

@@ -74,8 +74,11 @@ ProgramManifest read_program_manifest(const std::string& path) {
     if (tensor.buffer < 0) t.at("buffer").error("no buffer named '" + t.at("buffer").as_string() + "'");
     tensor.offset = t.at("offset").as_int();
     JsonNode layout = t.at("layout");
-    for (int64_t d : layout.at("order").as_int_list()) tensor.order.push_back(static_cast<int>(d));
-    tensor.stick = static_cast<int>(layout.at("stick").as_int());
+    const auto rank = static_cast<int64_t>(tensor.shape.size());
+    JsonNode order = layout.at("order");
+    for (size_t d = 0; d < order.size(); ++d)
+      tensor.order.push_back(static_cast<int>(order.element(d).as_int_in(0, rank - 1)));
+    tensor.stick = static_cast<int>(layout.at("stick").as_int_in(0, rank - 1));
     std::vector<int> sorted = tensor.order;
     std::sort(sorted.begin(), sorted.end());
     for (size_t d = 0; d < sorted.size(); ++d) {

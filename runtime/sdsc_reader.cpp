@@ -140,8 +140,7 @@ class SdscParser {
     sdsc_.name = name;
 
     top.at("coreFoldProp_");
-    sdsc_.num_cores = static_cast<int>(top.at("numCoresUsed_").as_int());
-    if (sdsc_.num_cores < 1) top.at("numCoresUsed_").error("must be at least 1");
+    sdsc_.num_cores = static_cast<int>(top.at("numCoresUsed_").as_int_in(1, 1 << 20));
 
     JsonNode dscs = top.at("dscs_");
     if (!dscs.is_array() || dscs.size() == 0) dscs.error("expected a non-empty array");
@@ -276,8 +275,7 @@ class SdscParser {
     for (size_t i = 0; i < list.size(); ++i) {
       JsonNode node = list.element(i);
       LabeledDs t;
-      t.index = static_cast<int>(node.at("ldsIdx_").as_int());
-      if (t.index < 0 || t.index >= static_cast<int>(list.size())) node.at("ldsIdx_").error("out of range");
+      t.index = static_cast<int>(node.at("ldsIdx_").as_int_in(0, static_cast<int64_t>(list.size()) - 1));
       if (filled[t.index]) node.at("ldsIdx_").error("duplicate ldsIdx_ " + std::to_string(t.index));
       t.name = node.at("dsName_").as_string();
       t.ds_type = node.at("dsType_").as_string();
@@ -337,9 +335,7 @@ class SdscParser {
             .error("unsupported schedule node type '" + type + "' (only allocate nodes are filled by the frontend)");
       Allocation a;
       a.path = node.path();
-      a.lds_index = static_cast<int>(node.at("ldsIdx_").as_int());
-      if (a.lds_index < 0 || a.lds_index >= static_cast<int>(sdsc_.tensors.size()))
-        node.at("ldsIdx_").error("no labeledDs_ entry with this index");
+      a.lds_index = static_cast<int>(node.at("ldsIdx_").as_int_in(0, static_cast<int64_t>(sdsc_.tensors.size()) - 1));
       if (filled[a.lds_index])
         node.at("ldsIdx_").error("tensor " + std::to_string(a.lds_index) + " has two allocate nodes");
       const std::string component = node.at("component_").as_string();

@@ -17,7 +17,7 @@ status=0
 for solver in "${solvers[@]}"; do
   for csv in models/minimalloc/*.csv; do
     name=$(basename "$csv" .csv)
-    "$bin" plan "$csv" --solver "$solver" --quiet --report "$out/r.json" --time-limit 60
+    "$bin" plan "$csv" --solver "$solver" --quiet --report "$out/r.json" --time-limit 60 --timings
     printf '%-9s %-10s %8s %12s %11.4f %9s %11.1f\n' "$solver" "$name" "$(field buffers_total "$out/r.json")" \
       "$(field peak_bytes "$out/r.json")" "$(field peak_over_capacity "$out/r.json")" "$(field feasible "$out/r.json")" "$(field solve_ms "$out/r.json")"
     if [ "$solver" = best ] && [ "$(field feasible "$out/r.json")" != true ]; then

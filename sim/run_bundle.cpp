@@ -5,6 +5,7 @@
 #include "runtime/error.h"
 #include "runtime/host_io.h"
 #include "runtime/text.h"
+#include "runtime/user_files.h"
 #include "sim/simulator.h"
 
 namespace fs = std::filesystem;
@@ -12,6 +13,8 @@ namespace fs = std::filesystem;
 namespace spyre::sim {
 
 RunOutcome run_bundle(const RunOptions& o) {
+  if (!o.outputs_dir.empty()) check_output_dir(o.outputs_dir, "--outputs");
+  if (!o.report_path.empty()) check_output_file(o.report_path, "--report");
   const ArchConfig arch = load_arch(o.arch_path, o.arch_overrides);
   const Program program = load_program(o.bundle, arch.limits());
   const bool functional = !o.inputs_dir.empty() || o.fill.has_value();

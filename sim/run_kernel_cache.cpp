@@ -11,6 +11,7 @@
 
 #include "runtime/bundle_dir.h"
 #include "runtime/error.h"
+#include "runtime/user_files.h"
 
 namespace fs = std::filesystem;
 
@@ -33,19 +34,11 @@ std::string directory_of(const std::string& kernel, const std::vector<std::strin
   return best;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, "", "cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // NAME.run( calls of torch-spyre's wrapper, in order, for names that are kernels of the cache.
 std::vector<std::string> wrapper_calls(const std::string& path, const std::vector<std::string>& dirs) {
   static const std::regex call(R"(\b([A-Za-z_][A-Za-z0-9_]*)\.run\()");
   std::vector<std::string> order;
-  const std::string text = read_text(path);
+  const std::string text = read_input_file(path);
   for (auto it = std::sregex_iterator(text.begin(), text.end(), call); it != std::sregex_iterator(); ++it) {
     const std::string dir = directory_of((*it)[1].str(), dirs);
     if (!dir.empty()) order.push_back(dir);
@@ -54,7 +47,7 @@ std::vector<std::string> wrapper_calls(const std::string& path, const std::vecto
 }
 
 std::vector<std::string> listed(const std::string& path, const std::vector<std::string>& dirs) {
-  std::istringstream lines(read_text(path));
+  std::istringstream lines(read_input_file(path));
   std::vector<std::string> order;
   std::string line;
   for (int number = 1; std::getline(lines, line); ++number) {

@@ -10,6 +10,7 @@
 #include "compiler/workloads.h"
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
+#include "runtime/user_files.h"
 #include "sim/run_bundle.h"
 #include "studies/scratch_dir.h"
 
@@ -49,6 +50,7 @@ int64_t formula_elements(int lx_stage, int64_t m, int64_t n) {
 SoftmaxStudy run_softmax_study(const SoftmaxStudyOptions& options) {
   SoftmaxStudy study;
   study.options = options;
+  if (!options.report_path.empty()) check_output_file(options.report_path, "--report");
   if (options.rows < 1 || options.cols < 1) fail("", "--shape", "sizes must be positive");
   if (options.cols % 64 != 0)
     fail("", "--shape", "N = " + std::to_string(options.cols) + " is not a whole number of 64-element fp16 sticks");

@@ -17,6 +17,7 @@
 #include "runtime/csv_table.h"
 #include "runtime/error.h"
 #include "runtime/text.h"
+#include "runtime/user_files.h"
 #include "sim/run_bundle.h"
 #include "studies/scratch_dir.h"
 
@@ -149,6 +150,8 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 Validation run_validate(const ValidateOptions& options) {
   Validation v;
   v.options = options;
+  if (!options.report_path.empty()) check_output_file(options.report_path, "--report");
+  if (!options.csv_path.empty()) check_output_file(options.csv_path, "--csv");
   const CsvTable table = CsvTable::read(options.table);
   table.require(kRequiredColumns);
   const auto where = parse_where(options.where, table);

@@ -10,6 +10,7 @@
 #include "compiler/lx_problem.h"
 #include "compiler/lx_solver.h"
 #include "compiler/plan_job.h"
+#include "runtime/user_files.h"
 #include "test_support.h"
 
 namespace spyre::compiler {
@@ -290,9 +291,35 @@ TEST(LxCli, PlanPrintsTheCheckAndWritesTheReport) {
   EXPECT_NE(r.output.find("feasible     no"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("valid: no two live placements overlap"), std::string::npos);
   const Json report = read_json_file(dir.file("p.json"));
-  for (const char* key : {"solver", "capacity", "feasible", "peak_bytes", "hbm_bytes", "solve_ms", "buffers"})
+  for (const char* key : {"solver", "capacity", "feasible", "peak_bytes", "hbm_bytes", "buffers"})
     EXPECT_TRUE(report.contains(key)) << key;
+  EXPECT_FALSE(report.contains("solve_ms"));  // wall-clock only with --timings
   EXPECT_EQ(spyre::test::run_cli("plan " + dir.file("missing.json")).exit_code, 1);
+}
+
+// The same input gives byte-identical reports: `best` splits its portfolio
+// over two threads on J (409 buffers), and which thread is faster must not
+// matter; wall-clock time only with --timings.
+TEST(LxCli, ReportsAreByteIdenticalRunToRun) {
+  TempDir dir;
+  const std::string input = source_path("models/minimalloc/J.1048576.csv");
+  for (const char* name : {"a.json", "b.json", "c.json"}) {
+    ASSERT_EQ(spyre::test::run_cli("plan " + input + " --solver best --quiet --report " + dir.file(name)).exit_code, 0);
+  }
+  const std::string first = read_input_file(dir.file("a.json"));
+  EXPECT_EQ(first, read_input_file(dir.file("b.json")));
+  EXPECT_EQ(first, read_input_file(dir.file("c.json")));
+  ASSERT_EQ(spyre::test::run_cli("plan " + input + " --solver greedy --quiet --timings --report " + dir.file("t.json"))
+                .exit_code,
+            0);
+  EXPECT_TRUE(read_json_file(dir.file("t.json")).contains("solve_ms"));
+  for (const char* name : {"d1.json", "d2.json"}) {
+    ASSERT_EQ(spyre::test::run_cli("compile --workload softmax --shape 256x512 --cores 4 --lx-planning --quiet -o " +
+                                   dir.file(std::string(name) + ".out") + " --decisions " + dir.file(name))
+                  .exit_code,
+              0);
+  }
+  EXPECT_EQ(read_input_file(dir.file("d1.json")), read_input_file(dir.file("d2.json")));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "runtime/host_io.h"
 #include "runtime/npy.h"
 #include "runtime/numerics.h"
@@ -56,10 +58,23 @@ TEST(Npy, Errors) {
   test::write_text(dir.file("bad.npy"), "not numpy");
   EXPECT_EQ(error_of([&] { read_npy(dir.file("bad.npy")); }), dir.file("bad.npy") + ": not a .npy file (bad magic)");
   write_raw_npy(dir.file("short.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", "abcd");
-  EXPECT_NE(error_of([&] { read_npy(dir.file("short.npy")); }).find("holds fewer than the 4 elements"),
+  EXPECT_NE(error_of([&] { read_npy(dir.file("short.npy")); }).find("holds 4 bytes of data, fewer than the 4 elements"),
             std::string::npos);
   write_raw_npy(dir.file("c.npy"), "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", "abcdefgh");
   EXPECT_NE(error_of([&] { read_npy(dir.file("c.npy")); }).find("unsupported dtype 'c8'"), std::string::npos);
+  // Shapes are checked against the file before anything is allocated.
+  write_raw_npy(dir.file("huge.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000), }", "abcd");
+  EXPECT_NE(error_of([&] { read_npy(dir.file("huge.npy")); }).find("fewer than the 10000000000 elements"),
+            std::string::npos);
+  write_raw_npy(dir.file("neg.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 4), }", "abcd");
+  EXPECT_NE(error_of([&] { read_npy(dir.file("neg.npy")); }).find("dimension '-1' is not a non-negative integer"),
+            std::string::npos);
+  write_raw_npy(dir.file("wide.npy"), "{'descr': '<f4', 'fortran_order': False, 'shape': (3037000500, 3037000500), }",
+                "abcd");
+  EXPECT_NE(error_of([&] { read_npy(dir.file("wide.npy")); }).find("more elements than fit in 64 bits"),
+            std::string::npos);
+  std::filesystem::create_directory(dir.file("dir.npy"));
+  EXPECT_NE(error_of([&] { read_npy(dir.file("dir.npy")); }).find("is a directory"), std::string::npos);
 }
 
 TEST(HostIo, ShapesMatchIgnoringUnitDims) {

@@ -1,0 +1,106 @@
+// Bad inputs that once crashed, hung or fooled spyre-sim (tests/robustness/,
+// one folder per finding of a mutation-fuzzing campaign): each must now get
+// exit status 1 and one line naming the file or option and the reason.
+// scripts/check_robustness.sh runs the same reproducers under time and memory
+// limits.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "test_support.h"
+
+namespace spyre {
+namespace {
+
+namespace fs = std::filesystem;
+using test::run_cli;
+using test::source_path;
+using test::TempDir;
+
+struct Reproducer {
+  std::string folder;     // under tests/robustness ("" for none)
+  std::string arguments;  // {D}: a writable copy of the folder; {EX}: models/bundles
+  std::string says;       // part of the one line
+  std::string link = "";  // optional: "NAME->TARGET" symlink made inside {D} first
+};
+
+std::string expand(std::string text, const std::string& dir) {
+  for (const auto& [key, value] :
+       {std::pair<std::string, std::string>{"{D}", dir}, {"{EX}", source_path("models/bundles")}}) {
+    for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), value);
+  }
+  return text;
+}
+
+class Robustness : public ::testing::TestWithParam<Reproducer> {};
+
+TEST_P(Robustness, OneLineExitOne) {
+  const Reproducer& r = GetParam();
+  TempDir dir;
+  if (!r.folder.empty()) fs::copy(source_path("tests/robustness/" + r.folder), dir.path(), fs::copy_options::recursive);
+  if (!r.link.empty()) {
+    const size_t arrow = r.link.find("->");
+    const fs::path name = fs::path(dir.path()) / r.link.substr(0, arrow);
+    fs::remove(name);
+    fs::create_symlink(r.link.substr(arrow + 2), name);
+  }
+  const auto result = run_cli(expand(r.arguments, dir.path()));
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+  EXPECT_EQ(result.output.rfind("spyre-sim: error: ", 0), 0u) << result.output;
+  EXPECT_NE(result.output.find(r.says), std::string::npos) << result.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Reproducers, Robustness,
+    ::testing::Values(
+        Reproducer{"deep-nest-arch-crash", "run {EX}/seed-abs --arch {D}/arch.json", "nested deeper than 128 levels"},
+        Reproducer{"npy-huge-shape-alloc", "run {D}/prog --inputs {D}/in", "fewer than the 10000000000 elements"},
+        Reproducer{"npy-overflow-shape", "run {D}/prog --inputs {D}/in", "x.npy: shape: dimension"},
+        Reproducer{"npy-negative-shape", "run {D}/prog --inputs {D}/in", "dimension '-512'"},
+        Reproducer{"csv-size-overflow", "plan {D}/big.1048576.csv", "big.1048576.csv: line 2"},
+        Reproducer{"pattern-size-overflow", "plan {D}/pat.json --solver exact", "at most 2^48 bytes"},
+        Reproducer{"csv-capacity-overflow", "plan {D}/x.99999999999999999999999.csv", "capacity: must be positive"},
+        Reproducer{"graph-attr-type-internal", "compile {D}/graph.json -o {D}/out", "attribute 'dim' must be"},
+        Reproducer{"json-number-overflow-internal", "compile {D}/graph.json -o {D}/out", "number overflow"},
+        Reproducer{"pattern-bool-type-internal", "plan {D}/buf.json", "first_use_is_read: must be true or false"},
+        Reproducer{"program-bad-stick-accepted", "run {D}/prog --fill 1", "layout.stick: must be an integer from 0"},
+        Reproducer{"bundle-gap-silent", "run {D}/bundle", "sdsc_5.json: missing"},
+        Reproducer{"dev-zero-hang", "run {D}/bundle", "not a regular file", "bundle/bundle.mlir->/dev/zero"},
+        Reproducer{"dev-zero-hang", "run {D}/bundle", "not a regular file", "bundle/sdsc_0.json->/dev/zero"},
+        Reproducer{"symlink-loop", "run {D}/bundle", "symbolic links", "bundle/sdsc_0.json->sdsc_0.json"},
+        Reproducer{"", "run {EX}/seed-abs --fill 1 --outputs /dev/null", "--outputs: exists and is not a directory"},
+        Reproducer{"", "compile --workload add --cores 2.5 -o {D}/out", "--cores"},
+        Reproducer{"", "compile --workload add -o {D}/out --decisions {D}/no/such/dir/d.json", "does not exist"}),
+    [](const ::testing::TestParamInfo<Reproducer>& info) {
+      std::string name = info.param.folder.empty() ? "cli" : info.param.folder;
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name + "_" + std::to_string(info.index);
+    });
+
+// A failure writes nothing: the program directory is not created when the
+// decisions file cannot be written.
+TEST(Robustness, NothingIsWrittenOnFailure) {
+  TempDir dir;
+  const auto r = run_cli("compile --workload add -o " + dir.file("out") + " --decisions " + dir.file("missing/d.json"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_FALSE(fs::exists(dir.file("out")));
+  const auto e = run_cli("compile --workload add -o " + dir.file("out2") + " --emit-io " + dir.file("file"));
+  EXPECT_EQ(e.exit_code, 0) << e.output;  // a new directory is fine
+  test::write_text(dir.file("plain"), "x");
+  EXPECT_EQ(run_cli("compile --workload add -o " + dir.file("out3") + " --emit-io " + dir.file("plain")).exit_code, 1);
+  EXPECT_FALSE(fs::exists(dir.file("out3")));
+}
+
+// The README's example with a trailing slash on -o.
+TEST(Robustness, OutputDirectoryWithTrailingSlash) {
+  TempDir dir;
+  const auto r = run_cli("compile " + source_path("models/workloads/softmax.json") + " -o " + dir.file("out/") +
+                         " --cores 4 --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(dir.file("out/program.json")));
+}
+
+}  // namespace
+}  // namespace spyre
