@@ -73,8 +73,7 @@ void check_output_dir(const std::string& dir, const std::string& option) {
     if (::access(path.c_str(), W_OK | X_OK) != 0) fail(dir, option, "no permission to write in this directory");
     return;
   }
-  if (status.type() != std::filesystem::file_type::not_found)
-    fail(dir, option, "exists and is not a directory");
+  if (status.type() != std::filesystem::file_type::not_found) fail(dir, option, "exists and is not a directory");
   check_writable_parent(path, option);
 }
 
