@@ -44,6 +44,12 @@ struct Subcommand {
 struct ArchOptions {
   std::string path;
   std::vector<std::string> overrides;
+  // Into a library's options (RunOptions, SoftmaxStudyOptions, ValidateOptions).
+  template <typename Options>
+  void apply_to(Options& options) const {
+    options.arch_path = path;
+    options.arch_overrides = overrides;
+  }
 };
 
 void add_arch_options(CLI::App* cmd, ArchOptions& arch) {
@@ -122,8 +128,7 @@ Subcommand add_run(CLI::App& app) {
             auto& run = o->run;
             if (fill->count() > 0) run.fill = o->fill;
             run.output_dtype = o->output_dtype == "fp16" ? "f2" : "f4";
-            run.arch_path = o->arch.path;
-            run.arch_overrides = o->arch.overrides;
+            o->arch.apply_to(run);
             if (is_kernel_cache(run.bundle)) {
               const auto cache = spyre::sim::run_kernel_cache(run, o->order);
               if (!o->quiet) std::cout << spyre::sim::cache_report_table(cache);
@@ -166,8 +171,7 @@ Subcommand add_check(CLI::App& app) {
   cmd->add_option("--report", o->run.report_path, "Write the JSON report (hazards[]) here");
   add_arch_options(cmd, o->arch);
   return {cmd, [o] {
-            o->run.arch_path = o->arch.path;
-            o->run.arch_overrides = o->arch.overrides;
+            o->arch.apply_to(o->run);
             if (is_kernel_cache(o->run.bundle)) {
               const auto cache = spyre::sim::run_kernel_cache(o->run, o->order);
               for (const auto& k : cache.kernels) {
@@ -319,8 +323,7 @@ Subcommand add_study(CLI::App& app) {
   cmd->add_flag("--quiet", o->quiet, "Do not print the table");
   return {cmd, [o] {
             auto& study = o->study;
-            study.arch_path = o->arch.path;
-            study.arch_overrides = o->arch.overrides;
+            o->arch.apply_to(study);
             if (!o->shape.empty()) {
               const auto sizes = spyre::compiler::parse_shape(o->shape);
               if (sizes.size() != 2) throw spyre::SpyreError("--shape " + o->shape + ": the study takes M x N");
@@ -355,8 +358,7 @@ Subcommand add_validate(CLI::App& app) {
   cmd->add_flag("--quiet", o->quiet, "Print only the per-shape table and the summary");
   return {cmd, [o] {
             auto& v = o->validate;
-            v.arch_path = o->arch.path;
-            v.arch_overrides = o->arch.overrides;
+            o->arch.apply_to(v);
             if (!o->quiet)
               v.on_row = [](const auto& row) { std::cout << spyre::studies::validate_row_line(row) << std::flush; };
             std::cout << spyre::studies::validate_table(spyre::studies::run_validate(v));

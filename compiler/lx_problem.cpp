@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
+#include <queue>
 
 namespace spyre::compiler {
 
@@ -31,31 +33,42 @@ std::string in_place_violation(const LxProblem& p, int child, int parent) {
   return "";
 }
 
-int in_place_cycle(const LxProblem& p) {
-  // Kahn's algorithm: whatever never becomes ready lies on (or behind) a cycle.
-  std::vector<int> waiting(p.buffers.size(), 0);
+std::vector<int> parents_first(const LxProblem& p, const std::vector<int>& buffers) {
+  // Kahn's algorithm; among the ready buffers the earliest in `buffers` goes first.
+  std::vector<int> rank(p.buffers.size(), -1), waiting(p.buffers.size(), 0);
   std::vector<std::vector<int>> children(p.buffers.size());
-  for (size_t b = 0; b < p.buffers.size(); ++b) {
-    for (int parent : p.buffers[b].in_place_parents) {
-      children[static_cast<size_t>(parent)].push_back(static_cast<int>(b));
-      ++waiting[b];
+  for (size_t r = 0; r < buffers.size(); ++r) rank[static_cast<size_t>(buffers[r])] = static_cast<int>(r);
+  for (int b : buffers) {
+    for (int parent : p.buffers[static_cast<size_t>(b)].in_place_parents) {
+      if (rank[static_cast<size_t>(parent)] < 0) continue;
+      children[static_cast<size_t>(parent)].push_back(b);
+      ++waiting[static_cast<size_t>(b)];
     }
   }
-  std::vector<int> ready;
-  for (size_t b = 0; b < p.buffers.size(); ++b) {
-    if (waiting[b] == 0) ready.push_back(static_cast<int>(b));
+  std::priority_queue<int, std::vector<int>, std::greater<>> ready;  // ranks
+  for (int b : buffers) {
+    if (waiting[static_cast<size_t>(b)] == 0) ready.push(rank[static_cast<size_t>(b)]);
   }
+  std::vector<int> order;
   while (!ready.empty()) {
-    const int b = ready.back();
-    ready.pop_back();
+    const int b = buffers[static_cast<size_t>(ready.top())];
+    ready.pop();
+    order.push_back(b);
     for (int c : children[static_cast<size_t>(b)]) {
-      if (--waiting[static_cast<size_t>(c)] == 0) ready.push_back(c);
+      if (--waiting[static_cast<size_t>(c)] == 0) ready.push(rank[static_cast<size_t>(c)]);
     }
   }
-  for (size_t b = 0; b < p.buffers.size(); ++b) {
-    if (waiting[b] > 0) return static_cast<int>(b);
-  }
-  return -1;
+  return order;
+}
+
+int in_place_cycle(const LxProblem& p) {
+  std::vector<int> all(p.buffers.size());
+  std::iota(all.begin(), all.end(), 0);
+  const std::vector<int> order = parents_first(p, all);
+  if (order.size() == all.size()) return -1;
+  std::vector<bool> ordered(p.buffers.size(), false);
+  for (int b : order) ordered[static_cast<size_t>(b)] = true;
+  return static_cast<int>(std::find(ordered.begin(), ordered.end(), false) - ordered.begin());
 }
 
 bool may_share(const LxProblem& p, int a, int b) {

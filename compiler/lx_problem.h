@@ -72,6 +72,10 @@ struct LxPlan {
 // that use reads the parent (a computed parent needs a use after its write),
 // and the child is no larger.
 std::string in_place_violation(const LxProblem& problem, int child, int parent);
+// `buffers` reordered so in-place parents come before their children, keeping
+// the given order wherever the edges leave it free (edges to buffers outside
+// the list are ignored). Shorter than the list when parents form a cycle.
+std::vector<int> parents_first(const LxProblem& problem, const std::vector<int>& buffers);
 // A buffer on a cycle of in-place parents, or -1 (parents must come first).
 int in_place_cycle(const LxProblem& problem);
 

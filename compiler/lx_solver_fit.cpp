@@ -19,8 +19,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <numeric>
-#include <queue>
 
 #include "compiler/lx_solver.h"
 
@@ -34,8 +32,7 @@ struct Gap {
 
 // The order torch-spyre's fit solvers place buffers in (indices of `eligible`).
 std::vector<int> fit_order(const LxProblem& p, const std::vector<int>& eligible) {
-  std::vector<bool> is_eligible(p.buffers.size(), false), is_parent(p.buffers.size(), false);
-  for (int b : eligible) is_eligible[static_cast<size_t>(b)] = true;
+  std::vector<bool> is_parent(p.buffers.size(), false);
   for (int b : eligible) {
     for (int parent : p.buffers[static_cast<size_t>(b)].in_place_parents) is_parent[static_cast<size_t>(parent)] = true;
   }
@@ -53,33 +50,8 @@ std::vector<int> fit_order(const LxProblem& p, const std::vector<int>& eligible)
     return p.buffers[static_cast<size_t>(a)].upper - p.buffers[static_cast<size_t>(a)].lower <
            p.buffers[static_cast<size_t>(b)].upper - p.buffers[static_cast<size_t>(b)].lower;
   });
-  // Kahn's algorithm over the in-place edges between eligible buffers; among
-  // the ready ones the best scored goes first. Inputs are acyclic (checked
-  // where they are read), so every buffer comes out.
-  std::vector<int> rank(p.buffers.size(), 0), waiting(p.buffers.size(), 0);
-  std::vector<std::vector<int>> children(p.buffers.size());
-  for (size_t r = 0; r < by_score.size(); ++r) rank[static_cast<size_t>(by_score[r])] = static_cast<int>(r);
-  for (int b : by_score) {
-    for (int parent : p.buffers[static_cast<size_t>(b)].in_place_parents) {
-      if (!is_eligible[static_cast<size_t>(parent)]) continue;
-      children[static_cast<size_t>(parent)].push_back(b);
-      ++waiting[static_cast<size_t>(b)];
-    }
-  }
-  std::priority_queue<int, std::vector<int>, std::greater<>> ready;  // ranks
-  for (int b : by_score) {
-    if (waiting[static_cast<size_t>(b)] == 0) ready.push(rank[static_cast<size_t>(b)]);
-  }
-  std::vector<int> order;
-  while (!ready.empty()) {
-    const int b = by_score[static_cast<size_t>(ready.top())];
-    ready.pop();
-    order.push_back(b);
-    for (int c : children[static_cast<size_t>(b)]) {
-      if (--waiting[static_cast<size_t>(c)] == 0) ready.push(rank[static_cast<size_t>(c)]);
-    }
-  }
-  return order;
+  // Inputs are acyclic (checked where they are read), so every buffer comes out.
+  return parents_first(p, by_score);
 }
 
 class FitSolver : public LxSolver {
