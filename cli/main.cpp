@@ -84,9 +84,9 @@ int report_mismatches(const spyre::sim::RunOutcome& outcome, const spyre::sim::R
   for (const auto& c : outcome.report.comparisons) {
     if (c.passed) continue;
     std::cerr << "spyre-sim: " << c.name << " differs from " << run.expect_dir << "/" << c.name
-              << ".npy: " << c.mismatches << " of " << c.elements << " elements outside rtol " << run.rtol << " atol "
-              << run.atol << "; worst at " << c.worst_coords << ": got " << c.got << ", expected " << c.expected
-              << "\n";
+              << ".npy: " << c.mismatches << " of " << c.elements << " elements outside rtol " << c.tolerance.rtol
+              << " atol " << c.tolerance.atol << "; worst at " << c.worst_coords << ": got " << c.got << ", expected "
+              << c.expected << " (tolerance: " << c.tolerance.basis << ")\n";
   }
   return kExpectMismatch;
 }
@@ -114,8 +114,15 @@ Subcommand add_run(CLI::App& app) {
   cmd->add_option("--output-dtype", o->output_dtype, "dtype of written outputs: fp32 (exact device values) or fp16")
       ->check(CLI::IsMember({"fp32", "fp16"}));
   cmd->add_option("--expect", o->run.expect_dir, "Compare outputs with DIR/<arg>.npy; exit 3 on mismatch");
-  cmd->add_option("--rtol", o->run.rtol, "Relative tolerance for --expect")->capture_default_str();
-  cmd->add_option("--atol", o->run.atol, "Absolute tolerance for --expect")->capture_default_str();
+  cmd->add_option("--rtol", o->run.rtol,
+                  "Relative tolerance for --expect (default: 4 ulp of the output's dtype, or the references' "
+                  "tolerance.json)");
+  cmd->add_option("--atol", o->run.atol,
+                  "Absolute tolerance for --expect (default: 2 ulp of the reference's largest magnitude, or the "
+                  "references' tolerance.json)");
+  cmd->add_option("--expect-dtype", o->run.expect_dtype,
+                  "Judge outputs as this dtype (DLFloat16, bf16, fp16, fp32; default: the output's device format, "
+                  "fp16 for an fp16 reference)");
   cmd->add_option("--report", o->run.report_path, "Write the JSON report here");
   cmd->add_option("--trace", o->run.trace_path, "Write a Chrome trace (ui.perfetto.dev) here");
   add_arch_options(cmd, o->arch);

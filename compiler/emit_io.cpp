@@ -1,5 +1,6 @@
 #include "compiler/emit_io.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -8,6 +9,7 @@
 #include "runtime/error.h"
 #include "runtime/npy.h"
 #include "runtime/numerics.h"
+#include "runtime/tolerance.h"
 
 namespace fs = std::filesystem;
 
@@ -25,6 +27,26 @@ std::set<int> positive_tensors(const Graph& g) {
     if (op.type == "div" && op.inputs.size() == 2) out.insert(op.inputs[1]);
   }
   return out;
+}
+
+// The dtype default for one output, with atol widened to twice the largest
+// excess of the device-precision evaluation over the reference.
+std::pair<ValueDtype, Tolerance> deserved_tolerance(const Tensor& output, const std::vector<float>& reference,
+                                                    const std::vector<float>& device_stored) {
+  const ValueDtype dtype = output_value_dtype(device_format(output.dtype), "f4");
+  Tolerance t = dtype_tolerance(dtype, max_finite_abs(reference));
+  double excess = 0;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    if (!std::isfinite(reference[i]) || !std::isfinite(device_stored[i])) continue;
+    const double e = reference[i];
+    excess = std::max(excess, std::fabs(device_stored[i] - e) - t.rtol * std::fabs(e));
+  }
+  if (2 * excess > t.atol) {
+    t.atol = 2 * excess;
+    t.basis += "; atol widened to twice the largest excess of the graph evaluated with " + dtype.name +
+               " storage between ops";
+  }
+  return {dtype, t};
 }
 
 }  // namespace
@@ -56,6 +78,8 @@ HostValues random_inputs(const Graph& g, uint64_t seed) {
 }
 
 int write_io(const Graph& g, const HostValues& inputs, const HostValues& all, const std::string& dir) {
+  const HostValues device_stored = evaluate_graph(g, inputs, StoredPrecision::Device);
+  std::map<std::string, std::pair<ValueDtype, Tolerance>> tolerances;
   std::error_code ec;
   for (const char* sub : {"inputs", "reference"}) {
     fs::create_directories(fs::path(dir) / sub, ec);
@@ -70,9 +94,11 @@ int write_io(const Graph& g, const HostValues& inputs, const HostValues& all, co
       ++files;
     } else if (t.role == Role::Output) {
       write_npy((fs::path(dir) / "reference" / (t.name + ".npy")).string(), t.visible_shape(), all.at(t.name), "f4");
+      tolerances[t.name] = deserved_tolerance(t, all.at(t.name), device_stored.at(t.name));
       ++files;
     }
   }
+  write_tolerance_file((fs::path(dir) / "reference" / kToleranceFile).string(), tolerances);
   return files;
 }
 

@@ -19,7 +19,10 @@ namespace spyre::compiler {
 HostValues random_inputs(const Graph& g, uint64_t seed);
 
 // Writes inputs/ and reference/ under dir, given the inputs and every
-// tensor's value (evaluate_graph); returns the number of files.
+// tensor's value (evaluate_graph), and reference/tolerance.json: for each
+// output the tolerance it deserves — its dtype's default, widened where the
+// graph evaluated with device-format storage between ops strays further from
+// the reference (ill-conditioned chains). Returns the number of .npy files.
 int write_io(const Graph& g, const HostValues& inputs, const HostValues& all, const std::string& dir);
 
 }  // namespace spyre::compiler

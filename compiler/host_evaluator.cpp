@@ -250,7 +250,7 @@ Array attention(const Array& q, const Array& k, const Array& v, float scale) {
 
 }  // namespace
 
-HostValues evaluate_graph(const Graph& g, const HostValues& inputs) {
+HostValues evaluate_graph(const Graph& g, const HostValues& inputs, StoredPrecision precision) {
   std::vector<Array> values(g.tensors.size());
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     const Tensor& tensor = g.tensors[t];
@@ -343,6 +343,9 @@ HostValues evaluate_graph(const Graph& g, const HostValues& inputs) {
       }
     }
     out.shape = out_t.shape;
+    if (precision == StoredPrecision::Device) {
+      for (auto& x : out.data) x = round_to_format(device_format(out_t.dtype), x);
+    }
     values[static_cast<size_t>(op.outputs[0])] = std::move(out);
   }
   HostValues result;

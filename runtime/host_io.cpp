@@ -46,9 +46,11 @@ std::map<std::string, std::vector<float>> read_host_inputs(const Program& progra
 }
 
 Comparison compare_values(const HostTensor& tensor, const std::vector<float>& got, const NpyArray& expected,
-                          double rtol, double atol) {
+                          const Tolerance& tolerance) {
   Comparison c;
   c.name = tensor.name;
+  c.tolerance = tolerance;
+  const double rtol = tolerance.rtol, atol = tolerance.atol;
   c.elements = static_cast<int64_t>(got.size());
   if (!shapes_compatible(expected.shape, tensor.host_shape())) {
     fail("", tensor.name,

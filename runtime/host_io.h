@@ -8,6 +8,7 @@
 
 #include "runtime/npy.h"
 #include "runtime/program.h"
+#include "runtime/tolerance.h"
 
 namespace spyre {
 
@@ -27,12 +28,13 @@ struct Comparison {
   std::string worst_coords;  // "(3, 17)"
   float got = 0, expected = 0;
   double abs_error = 0;
+  Tolerance tolerance;  // what the values were judged by
   bool passed = true;
 };
 
 // numpy.allclose semantics element by element: |got - expected| <= atol + rtol * |expected|;
 // NaNs match NaNs and infinities match infinities of the same sign.
 Comparison compare_values(const HostTensor& tensor, const std::vector<float>& got, const NpyArray& expected,
-                          double rtol, double atol);
+                          const Tolerance& tolerance);
 
 }  // namespace spyre

@@ -1,16 +1,41 @@
 #include "sim/run_bundle.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include "runtime/error.h"
 #include "runtime/host_io.h"
 #include "runtime/text.h"
+#include "runtime/tolerance.h"
 #include "runtime/user_files.h"
 #include "sim/simulator.h"
 
 namespace fs = std::filesystem;
 
 namespace spyre::sim {
+
+namespace {
+
+// What an output is judged by: the tolerance its references' folder records,
+// else its dtype's default; --rtol/--atol override either number.
+Tolerance expect_tolerance(const RunOptions& o, const HostTensor& output, const NpyArray& reference,
+                           const std::map<std::string, Tolerance>& recorded) {
+  Tolerance t;
+  if (auto it = recorded.find(output.name); it != recorded.end() && o.expect_dtype.empty()) {
+    t = it->second;
+  } else {
+    const ValueDtype dtype = o.expect_dtype.empty() ? output_value_dtype(output.format, reference.dtype)
+                                                    : *parse_value_dtype(o.expect_dtype);
+    t = dtype_tolerance(dtype, max_finite_abs(reference.values));
+  }
+  if (o.rtol) t.rtol = *o.rtol;
+  if (o.atol) t.atol = *o.atol;
+  if (o.rtol || o.atol) t.basis = std::string(o.rtol ? "--rtol" : "") + (o.rtol && o.atol ? ", " : "") +
+                                  (o.atol ? "--atol" : "") + " given; otherwise " + t.basis;
+  return t;
+}
+
+}  // namespace
 
 RunOutcome run_bundle(const RunOptions& o) {
   if (!o.outputs_dir.empty()) check_output_dir(o.outputs_dir, "--outputs");
@@ -23,6 +48,11 @@ RunOutcome run_bundle(const RunOptions& o) {
          "need values: give --inputs DIR or --fill VALUE (without them the run is timing only)");
   }
   if (o.output_dtype != "f4" && o.output_dtype != "f2") fail("", "--output-dtype", "must be fp32 or fp16");
+  if (!o.expect_dtype.empty() && !parse_value_dtype(o.expect_dtype))
+    fail("", "--expect-dtype", "'" + o.expect_dtype + "' is not one of DLFloat16, bf16, fp16, fp32");
+  for (const auto& [flag, value] : {std::pair{"--rtol", o.rtol}, std::pair{"--atol", o.atol}}) {
+    if (value && !(*value >= 0 && std::isfinite(*value))) fail("", flag, "must be a finite number >= 0");
+  }
 
   std::optional<DeviceMemory> memory;
   if (functional) {
@@ -62,10 +92,15 @@ RunOutcome run_bundle(const RunOptions& o) {
   }
   if (!o.expect_dir.empty()) {
     if (!fs::is_directory(o.expect_dir)) fail(o.expect_dir, "", "reference directory does not exist");
+    const fs::path recorded = fs::path(o.expect_dir) / kToleranceFile;
+    const auto recorded_tolerances =
+        fs::exists(recorded) ? read_tolerance_file(recorded.string()) : std::map<std::string, Tolerance>{};
     for (const HostTensor* t : outputs) {
       const fs::path ref = fs::path(o.expect_dir) / (t->name + ".npy");
       if (!fs::exists(ref)) continue;
-      Comparison c = compare_values(*t, outcome.outputs.at(t->name), read_npy(ref.string()), o.rtol, o.atol);
+      const NpyArray reference = read_npy(ref.string());
+      Comparison c = compare_values(*t, outcome.outputs.at(t->name), reference,
+                                    expect_tolerance(o, *t, reference, recorded_tolerances));
       outcome.expect_failed |= !c.passed;
       outcome.report.comparisons.push_back(c);
     }

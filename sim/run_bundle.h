@@ -18,7 +18,10 @@ struct RunOptions {
   std::string outputs_dir;          // write <arg>.npy per output
   std::string output_dtype = "f4";  // "f4" (exact device values) or "f2"
   std::string expect_dir;           // compare outputs with <arg>.npy references
-  double rtol = 8e-3, atol = 1e-5;
+  // --expect tolerances: by default from the output's dtype and the reference
+  // (tolerance.h), or DIR/tolerance.json when --emit-io wrote one; these override.
+  std::optional<double> rtol, atol;
+  std::string expect_dtype;  // judge every output as this dtype (bf16, fp16, ...); empty: its own
   std::string report_path, trace_path;
   std::string arch_path;  // empty: built-in spyre.json
   std::vector<std::string> arch_overrides;

@@ -122,7 +122,10 @@ Json report_to_json(const RunReport& r) {
                      {"worst_index", c.worst_coords},
                      {"got", c.got},
                      {"expected", c.expected},
-                     {"abs_error", c.abs_error}});
+                     {"abs_error", c.abs_error},
+                     {"rtol", c.tolerance.rtol},
+                     {"atol", c.tolerance.atol},
+                     {"tolerance", c.tolerance.basis}});
     }
     j["expect"] = cmp;
   }
@@ -174,8 +177,8 @@ std::string report_table(const RunReport& r) {
   for (const auto& h : r.hazards) out << "  " << format_hazard(h) << "\n";
   for (const auto& c : r.comparisons) {
     out << (c.passed ? "expect ok    " : "expect FAIL  ") << c.name << ": " << c.mismatches << " of " << c.elements
-        << " elements outside tolerance; worst at " << c.worst_coords << " got " << c.got << " expected " << c.expected
-        << "\n";
+        << " elements outside rtol " << fmt("%.3g", c.tolerance.rtol) << " atol " << fmt("%.3g", c.tolerance.atol)
+        << "; worst at " << c.worst_coords << " got " << c.got << " expected " << c.expected << "\n";
   }
   return out.str();
 }

@@ -242,6 +242,60 @@ TEST(Cli, CompileThenRunChecksAgainstTheReference) {
   EXPECT_EQ(run_cli("compile --workload exp --shape 64x64 -o " + dir.file("out") + " --quiet").exit_code, 0);
 }
 
+// The README's own example: DLFloat16 results near zero come from cancelling
+// O(1) terms, so they are judged at the output's scale, not by atol 1e-5.
+TEST(Cli, LayernormReferenceIsJudgedAtDlFloat16Precision) {
+  TempDir dir;
+  ASSERT_EQ(run_cli("compile --workload layernorm --emit-io " + dir.file("io/") + " -o " + dir.file("out/") +
+                    " --quiet")
+                .exit_code,
+            0);
+  const std::string run = "run " + dir.file("out") + " --inputs " + dir.file("io/inputs") + " --expect " +
+                          dir.file("io/reference");
+  const auto ok = run_cli(run);
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("expect ok    y: 0 of 524288 elements outside rtol 0.00781 atol 0.0156"),
+            std::string::npos)
+      << ok.output;
+  const auto strict = run_cli(run + " --quiet --atol 1e-5");
+  EXPECT_EQ(strict.exit_code, 3) << strict.output;
+  EXPECT_NE(strict.output.find("atol 1e-05; worst at"), std::string::npos) << strict.output;
+  EXPECT_NE(strict.output.find("(tolerance: --atol given; otherwise " + dir.file("io/reference/tolerance.json") +
+                                   ": DLFloat16 (9 fraction bits)"), std::string::npos)
+      << strict.output;
+  EXPECT_EQ(run_cli(run + " --quiet --expect-dtype fp32").exit_code, 3);
+  EXPECT_EQ(run_cli(run + " --quiet --expect-dtype bf16").exit_code, 0);
+  EXPECT_EQ(run_cli(run + " --quiet --expect-dtype int8").output,
+            "spyre-sim: error: --expect-dtype: 'int8' is not one of DLFloat16, bf16, fp16, fp32\n");
+  EXPECT_EQ(run_cli(run + " --quiet --rtol -1").output, "spyre-sim: error: --rtol: must be a finite number >= 0\n");
+}
+
+// x + 1000 - 1000 keeps only x's rounding to DLFloat16 at 1000 (ulp 2): the
+// reference deserves a wider atol, and --emit-io records it.
+TEST(Cli, EmitIoRecordsTheToleranceAnIllConditionedGraphDeserves) {
+  TempDir dir;
+  write_text(dir.file("cancel.json"), R"({"name": "cancellation",
+    "tensors": [{"name": "x", "shape": [64, 64], "dtype": "float16", "role": "input"},
+                {"name": "shifted"}, {"name": "y", "role": "output"}],
+    "ops": [{"op": "add", "inputs": ["x"], "outputs": ["shifted"], "attrs": {"scalar": 1000}},
+            {"op": "sub", "inputs": ["shifted"], "outputs": ["y"], "attrs": {"scalar": 1000}}]})");
+  ASSERT_EQ(run_cli("compile " + dir.file("cancel.json") + " --emit-io " + dir.file("io") + " -o " + dir.file("out") +
+                    " --quiet")
+                .exit_code,
+            0);
+  const Json recorded = read_json_file(dir.file("io/reference/tolerance.json"));
+  const Json& y = recorded["outputs"]["y"];
+  EXPECT_EQ(y["dtype"], "DLFloat16");
+  EXPECT_GT(y["atol"].get<double>(), 0.5);  // the device's error at 1000 is up to 1
+  EXPECT_LE(y["atol"].get<double>(), 2.0);
+  EXPECT_NE(y["basis"].get<std::string>().find("widened"), std::string::npos);
+  const std::string run = "run " + dir.file("out") + " --quiet --inputs " + dir.file("io/inputs") + " --expect " +
+                          dir.file("io/reference");
+  EXPECT_EQ(run_cli(run).exit_code, 0);
+  std::filesystem::remove(dir.file("io/reference/tolerance.json"));
+  EXPECT_EQ(run_cli(run).exit_code, 3);  // the dtype default alone is too tight for this graph
+}
+
 TEST(Cli, CompileErrorsAreOneLine) {
   TempDir dir;
   auto error = [&](const std::string& args) {

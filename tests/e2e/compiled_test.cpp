@@ -91,7 +91,6 @@ Checked compile_and_check(CompileJob job, const test::TempDir& dir) {
   run.bundle = job.output_dir;
   run.inputs_dir = dir.file("io/inputs");
   run.expect_dir = dir.file("io/reference");
-  run.atol = 1e-2;  // DLFloat16 keeps 9 fraction bits; values here are O(1)
   c.run = sim::run_bundle(run);
   EXPECT_FALSE(c.run.report.comparisons.empty());
   for (const auto& cmp : c.run.report.comparisons) {

@@ -131,7 +131,6 @@ TEST(LxPlanning, VfWipesLxAtBundleBoundariesAndReportsTheReads) {
   run.bundle = dir.file("p");
   run.inputs_dir = dir.file("io/inputs");
   run.expect_dir = dir.file("io/reference");
-  run.atol = 1e-2;
   run.arch_overrides = {"address.segments=2", "address.program_segment=1"};
   const auto persistent = sim::run_bundle(run);
   EXPECT_TRUE(persistent.report.hazards.empty());
