@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "runtime/error.h"
@@ -35,6 +36,13 @@ std::string error_of(const std::function<void()>& call) {
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 void write_json(const std::string& path, const Json& json) { write_text(path, json.dump(1)); }

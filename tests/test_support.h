@@ -34,6 +34,7 @@ class TempDir {
 std::string error_of(const std::function<void()>& call);
 
 void write_text(const std::string& path, const std::string& text);
+std::string read_text(const std::string& path);
 void write_json(const std::string& path, const Json& json);
 // Copies a bundle directory so a test can edit it.
 void copy_bundle(const std::string& from, const std::string& to);

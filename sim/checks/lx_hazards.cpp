@@ -46,6 +46,19 @@ std::string range(int64_t address, int64_t bytes) {
   return "[" + std::to_string(address) + ", " + std::to_string(address + bytes) + ")";
 }
 
+// Every element at the same offset: the layouts differ at most in dim names.
+bool same_placement(const TensorLayout& a, const TensorLayout& b) {
+  if (a.size_bytes() != b.size_bytes() || a.elem_bytes() != b.elem_bytes() || a.stick_elems() != b.stick_elems() ||
+      a.dims().size() != b.dims().size())
+    return false;
+  for (size_t d = 0; d < a.dims().size(); ++d) {
+    const LayoutDim &x = a.dims()[d], &y = b.dims()[d];
+    if (x.extent != y.extent || x.count != y.count || x.stride != y.stride || x.gap != y.gap || x.stick != y.stick)
+      return false;
+  }
+  return true;
+}
+
 bool lx_read(const TensorBinding& b) { return b.component == MemComponent::Lx && b.read; }
 bool lx_written(const TensorBinding& b) { return b.component == MemComponent::Lx && b.written; }
 
@@ -60,6 +73,7 @@ class LxValueTracker {
     attribute_reads();
     for (size_t k = 0; k < program_.kernels.size(); ++k) {
       check_reads(k);
+      check_overlap_within(k);
       apply_writes(k);
     }
     return found_;
@@ -168,6 +182,41 @@ class LxValueTracker {
                    wiped_bundle + "; with --vf LX is wiped at every bundle boundary");
       }
       if (!mismatch.empty()) report(k, t, "core_div_mismatch", mismatch, mismatch_detail);
+    }
+  }
+
+  // Pass 2, within one SDSC: its writes stream out while its reads stream in,
+  // so a written tensor that shares bytes with a tensor the same SDSC reads
+  // overtakes data not yet read (torch-spyre #3222's silent corruption). Exact
+  // in place (same address, same placement of every element) is safe: each
+  // stick is read before the result for it is written.
+  void check_overlap_within(size_t k) {
+    const Kernel& kernel = program_.kernels[k];
+    for (size_t w = 0; w < kernel.tensors.size(); ++w) {
+      const TensorBinding& out = kernel.tensors[w];
+      if (!lx_written(out)) continue;
+      for (size_t r = 0; r < kernel.tensors.size(); ++r) {
+        const TensorBinding& in = kernel.tensors[r];
+        if (r == w || !lx_read(in)) continue;
+        std::vector<int> cores;
+        std::string detail;
+        for (const auto& [core, out_address] : out.lx_address) {
+          const auto read = in.lx_read_address().find(core);
+          if (read == in.lx_read_address().end()) continue;
+          const int64_t in_address = read->second, in_bytes = in.lx_layout().size_bytes();
+          const int64_t out_bytes = out.layout.size_bytes();
+          const int64_t lo = std::max(out_address, in_address);
+          const int64_t hi = std::min(out_address + out_bytes, in_address + in_bytes);
+          if (lo >= hi || (out_address == in_address && same_placement(out.layout, in.lx_layout()))) continue;
+          cores.push_back(core);
+          detail = "writes " + kernel.sdsc->tensors[w].name + " to LX " + range(out_address, out_bytes) +
+                   " over bytes " + range(lo, hi - lo) + " of " + kernel.sdsc->tensors[r].name + " " +
+                   range(in_address, in_bytes) +
+                   ", which this SDSC is still reading: the write can overtake unread input (only exact in place, "
+                   "same address and layout, is safe)";
+        }
+        if (!cores.empty()) report(k, w, "lx_partial_overlap", cores, detail);
+      }
     }
   }
 

@@ -5,6 +5,9 @@
 //   lx_uninitialized_read  reads bytes no earlier SDSC wrote on that core;
 //   lx_stale_read          reads bytes another tensor overwrote since (or a
 //                          range that matches no written tensor);
+//   lx_partial_overlap     writes over bytes of an operand the same SDSC
+//                          reads, other than exactly in place (a streaming
+//                          write overtakes unread input: torch-spyre #3222);
 //   lx_overlap             writes over a value a later SDSC still reads (in
 //                          place is legal: the parent's last read is the
 //                          writer itself);

@@ -304,6 +304,43 @@ TEST(Check, LxSlicesCompareBytesNotDimNames) {
                        "lx_relayout_annotation sdsc_10.json Tensor1", "lx_relayout_annotation sdsc_18.json Tensor1"}));
 }
 
+// A copy of torch-spyre's softmax with the sub SDSC's output moved from LX
+// 34816 to 4096 (and exp's input with it): it lands on all but 2048 bytes of
+// the x the same SDSC is reading (torch-spyre #3222's corruption on a card;
+// the functional model would not show it, values being computed before the
+// writes land). Its near-twins: exactly in place at 2048, and clear of x at 36864.
+std::string softmax_with_sub_output_at(const TempDir& dir, const std::string& address) {
+  const std::string copy = dir.file("softmax_" + address);
+  test::copy_bundle(test::cli_bundle("softmax"), copy);
+  for (const char* file : {"/sdsc_2.json", "/sdsc_3.json"}) {
+    std::string text = test::read_text(copy + file);
+    text = std::regex_replace(text, std::regex("\"34816\""), "\"" + address + "\"");
+    test::write_text(copy + file, text);
+  }
+  return copy;
+}
+
+TEST(Check, PartialOverlapWithinOneSdsc) {
+  TempDir dir;
+  const auto h = hazards_of(softmax_with_sub_output_at(dir, "4096"));
+  ASSERT_EQ(kinds(h), (std::vector<std::string>{"lx_partial_overlap", "lx_partial_overlap"}));
+  EXPECT_EQ(h[0].file, "sdsc_2.json");
+  EXPECT_EQ(h[0].tensor, "Tensor2");
+  EXPECT_EQ(h[0].cores.size(), 32u);
+  EXPECT_NE(h[0].detail.find("writes Tensor2 to LX [4096, 36864) over bytes [4096, 34816) of Tensor0 [2048, 34816)"),
+            std::string::npos)
+      << h[0].detail;
+  EXPECT_EQ(h[1].file, "sdsc_3.json");  // exp then writes back over its own input
+  const auto c = run_cli("check " + dir.file("softmax_4096"));
+  EXPECT_EQ(c.exit_code, 4);
+  EXPECT_NE(c.output.find("lx_partial_overlap softmax_4096/sdsc_2.json Tensor2 cores 0-31"),
+            std::string::npos)
+      << c.output;
+
+  EXPECT_TRUE(hazards_of(softmax_with_sub_output_at(dir, "2048")).empty());   // exact in place
+  EXPECT_TRUE(hazards_of(softmax_with_sub_output_at(dir, "36864")).empty());  // adjacent, no shared byte
+}
+
 TEST(Check, TorchSpyreExamplesAreClean) {
   for (const char* name : {"add", "softmax", "fma", "mean_keepdim", "bmm", "swiglu"}) {
     EXPECT_TRUE(hazards_of(test::cli_bundle(name)).empty()) << name;

@@ -16,13 +16,6 @@
 namespace spyre::test {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 int count_lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
 TEST(Cli, RunPrintsTheTableWithoutTheSystemcBanner) {
@@ -39,7 +32,7 @@ TEST(Cli, ReportHasTheDocumentedKeysAndIsDeterministic) {
   const std::string args = "run " + cli_bundle("softmax") + " --quiet --report ";
   ASSERT_EQ(run_cli(args + dir.file("a.json")).exit_code, 0);
   ASSERT_EQ(run_cli(args + dir.file("b.json")).exit_code, 0);
-  EXPECT_EQ(read_file(dir.file("a.json")), read_file(dir.file("b.json")));
+  EXPECT_EQ(read_text(dir.file("a.json")), read_text(dir.file("b.json")));
   const Json r = read_json_file(dir.file("a.json"));
   for (const auto& key : {"latency_us", "cycles", "hbm", "lx", "kernels", "hazards", "engines", "host", "arch"})
     EXPECT_TRUE(r.contains(key)) << key;

@@ -15,20 +15,13 @@ namespace {
 
 using test::error_of;
 
-std::string file_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The parameter table is the one source: the repository's arch file and its
 // schema are what the table generates, and the struct, the built-in card and
 // the device limits hold the table's values.
 TEST(ArchConfig, TheParameterTableIsTheOneSource) {
-  EXPECT_EQ(file_text(test::source_path("models/arch/spyre.json")), builtin_arch_json())
+  EXPECT_EQ(test::read_text(test::source_path("models/arch/spyre.json")), builtin_arch_json())
       << "regenerate: build/spyre-sim arch --json > models/arch/spyre.json";
-  EXPECT_EQ(file_text(test::source_path("models/arch/spyre.schema.json")), arch_json_schema())
+  EXPECT_EQ(test::read_text(test::source_path("models/arch/spyre.schema.json")), arch_json_schema())
       << "regenerate: build/spyre-sim arch --schema > models/arch/spyre.schema.json";
   const ArchConfig defaults;
   const ArchConfig builtin = load_arch("", {});
