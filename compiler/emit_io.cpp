@@ -43,8 +43,8 @@ std::pair<ValueDtype, Tolerance> deserved_tolerance(const Tensor& output, const 
   }
   if (2 * excess > t.atol) {
     t.atol = 2 * excess;
-    t.basis += "; atol widened to twice the largest excess of the graph evaluated with " + dtype.name +
-               " storage between ops";
+    t.basis +=
+        "; atol widened to twice the largest excess of the graph evaluated with " + dtype.name + " storage between ops";
   }
   return {dtype, t};
 }

@@ -167,6 +167,7 @@ LxProblem read_csv(const std::string& path, LxProblem p) {
   std::string line;
   int row = 0;
   std::map<std::string, int> column;
+  size_t header_cells = 0;
   while (std::getline(in, line)) {
     ++row;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -176,11 +177,16 @@ LxProblem read_csv(const std::string& path, LxProblem p) {
     for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
     if (column.empty()) {
       for (size_t c = 0; c < cells.size(); ++c) column[cells[c]] = static_cast<int>(c);
+      header_cells = cells.size();
       for (const char* need : {"id", "lower", "upper", "size"}) {
         if (!column.count(need))
           fail(path, "line 1", std::string("no column '") + need + "' (expected id,lower,upper,size)");
       }
       continue;
+    }
+    if (cells.size() < header_cells) {
+      fail(path, "line " + std::to_string(row),
+           std::to_string(cells.size()) + " cells, the header has " + std::to_string(header_cells));
     }
     auto number = [&](const char* name) {
       const size_t c = static_cast<size_t>(column.at(name));

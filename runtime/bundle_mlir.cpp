@@ -535,7 +535,10 @@ class Interpreter {
           const int64_t ub = value(env, op.operands[1], op.line);
           const int64_t step = value(env, op.operands[2], op.line);
           if (step <= 0) error(op.line, "scf.for step must be positive, got " + std::to_string(step));
-          for (int64_t iv = lb; iv < ub; iv += step) {
+          int64_t iv = lb;
+          for (bool more = iv < ub; more; more = !__builtin_add_overflow(iv, step, &iv) && iv < ub) {
+            if (++iterations_ > kMaxIterations)
+              error(op.line, "more than " + std::to_string(kMaxIterations) + " scf.for iterations in all");
             std::map<std::string, int64_t> scope = env;
             scope[op.iv] = iv;
             run(op.body, scope);
@@ -550,6 +553,9 @@ class Interpreter {
 
  private:
   static constexpr size_t kMaxLaunches = 1000000;
+  // Loops that launch nothing still take time: bound the interpretation too.
+  static constexpr int64_t kMaxIterations = 1000000;
+  int64_t iterations_ = 0;
 
   [[noreturn]] void error(int line, const std::string& msg) const { fail(file_, "line " + std::to_string(line), msg); }
 
@@ -559,12 +565,22 @@ class Interpreter {
     return it->second;
   }
 
+  // a + b ('a'), a - b ('s') or a * b ('m'); addresses past 64 bits are bad input.
+  int64_t exact(char op, int64_t a, int64_t b, int line, const std::string& where) const {
+    int64_t r = 0;
+    const bool overflow = op == 'a'   ? __builtin_add_overflow(a, b, &r)
+                          : op == 's' ? __builtin_sub_overflow(a, b, &r)
+                                      : __builtin_mul_overflow(a, b, &r);
+    if (overflow) error(line, "64-bit overflow in " + where);
+    return r;
+  }
+
   int64_t binary(const Operation& op, int64_t a, int64_t b) const {
     const std::string& o = op.op;
-    if (o == "addi") return a + b;
-    if (o == "subi") return a - b;
-    if (o == "muli") return a * b;
+    if (o == "addi" || o == "subi" || o == "muli") return exact(o[0], a, b, op.line, "arith." + o);
     if (b == 0) error(op.line, "division by zero in arith." + o);
+    if ((a == INT64_MIN && b == -1) || (o == "ceildivsi" && a == INT64_MIN))
+      error(op.line, "64-bit overflow in arith." + o);
     if (o == "divsi") return a / b;
     if (o == "divui") return static_cast<int64_t>(static_cast<uint64_t>(a) / static_cast<uint64_t>(b));
     if (o == "remsi") return a % b;
@@ -582,7 +598,7 @@ class Interpreter {
       case AffineExpr::Sym:
         return args[dims + static_cast<size_t>(e.value)];
       case AffineExpr::Neg:
-        return -eval(*e.a, args, dims, line);
+        return exact('s', 0, eval(*e.a, args, dims, line), line, "affine map");
       default:
         break;
     }
@@ -590,15 +606,16 @@ class Interpreter {
     const int64_t b = eval(*e.b, args, dims, line);
     switch (e.kind) {
       case AffineExpr::Add:
-        return a + b;
+        return exact('a', a, b, line, "affine map");
       case AffineExpr::Sub:
-        return a - b;
+        return exact('s', a, b, line, "affine map");
       case AffineExpr::Mul:
-        return a * b;
+        return exact('m', a, b, line, "affine map");
       default:
         break;
     }
     if (b == 0) error(line, "division by zero in affine map");
+    if (a == INT64_MIN && (b == -1 || e.kind == AffineExpr::CeilDiv)) error(line, "64-bit overflow in affine map");
     if (e.kind == AffineExpr::FloorDiv) return floor_div(a, b);
     if (e.kind == AffineExpr::CeilDiv) return -floor_div(-a, b);
     const int64_t m = a % b;  // mod: result has the sign of the divisor

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -125,7 +126,8 @@ int64_t JsonNode::as_int() const {
   if (value_->is_number_integer()) return value_->get<int64_t>();
   if (value_->is_number_float()) {
     double d = value_->get<double>();
-    if (d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
+    // In range before the cast: converting a double beyond int64 is undefined.
+    if (d >= -0x1p63 && d < 0x1p63 && d == std::trunc(d)) return static_cast<int64_t>(d);
     error("expected an integer, got " + value_->dump());
   }
   if (value_->is_string()) {

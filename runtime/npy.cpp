@@ -74,6 +74,12 @@ NpyArray read_npy(const std::string& path) {
   } else {
     fail(path, "", "unsupported .npy version " + std::to_string(major));
   }
+  const int64_t preamble = major == 1 ? 10 : 12;
+  if (preamble + static_cast<int64_t>(header_len) > file_bytes) {
+    fail(path, "",
+         "header length " + std::to_string(header_len) + " runs past the end of the " + std::to_string(file_bytes) +
+             "-byte file");
+  }
   std::string header(header_len, '\0');
   if (!in.read(header.data(), header_len)) fail(path, "", "truncated header");
 

@@ -328,6 +328,17 @@ class Binder {
         b.hbm_base = base;
         first = false;
       } else if (base != b.hbm_base) {
+        // Addresses bundle.mlir computed: the IR is where they went wrong.
+        if (alloc.symbolic && !launch.mlir.empty()) {
+          const int64_t symbol = alloc.start_address.at(core);
+          fail(launch.mlir, "line " + std::to_string(launch.line),
+               "the sdsc_execute of " + launch.file + " gives symbol " + std::to_string(symbol) + " (core " +
+                   std::to_string(core) + "'s start of " + tensor.name + ") the address " +
+                   std::to_string(start[core]) + ", but that SDSC's layout " + dims_text(alloc.layout_dims) +
+                   " puts the slice at " + std::to_string(b.hbm_base + b.layout.offset(b.core_box[core].origin)) +
+                   " (tensor base " + std::to_string(b.hbm_base) + ", from core " +
+                   std::to_string(sdsc.core_ids.front()) + "): check the constants that compute it");
+        }
         fail(sdsc.file, alloc.path,
              "start addresses disagree with the layout " + dims_text(alloc.layout_dims) + ": core " +
                  std::to_string(sdsc.core_ids.front()) + " implies tensor base " + std::to_string(b.hbm_base) +

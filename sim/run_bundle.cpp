@@ -30,8 +30,9 @@ Tolerance expect_tolerance(const RunOptions& o, const HostTensor& output, const 
   }
   if (o.rtol) t.rtol = *o.rtol;
   if (o.atol) t.atol = *o.atol;
-  if (o.rtol || o.atol) t.basis = std::string(o.rtol ? "--rtol" : "") + (o.rtol && o.atol ? ", " : "") +
-                                  (o.atol ? "--atol" : "") + " given; otherwise " + t.basis;
+  if (o.rtol || o.atol)
+    t.basis = std::string(o.rtol ? "--rtol" : "") + (o.rtol && o.atol ? ", " : "") + (o.atol ? "--atol" : "") +
+              " given; otherwise " + t.basis;
   return t;
 }
 

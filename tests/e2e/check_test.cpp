@@ -333,8 +333,7 @@ TEST(Check, PartialOverlapWithinOneSdsc) {
   EXPECT_EQ(h[1].file, "sdsc_3.json");  // exp then writes back over its own input
   const auto c = run_cli("check " + dir.file("softmax_4096"));
   EXPECT_EQ(c.exit_code, 4);
-  EXPECT_NE(c.output.find("lx_partial_overlap softmax_4096/sdsc_2.json Tensor2 cores 0-31"),
-            std::string::npos)
+  EXPECT_NE(c.output.find("lx_partial_overlap softmax_4096/sdsc_2.json Tensor2 cores 0-31"), std::string::npos)
       << c.output;
 
   EXPECT_TRUE(hazards_of(softmax_with_sub_output_at(dir, "2048")).empty());   // exact in place

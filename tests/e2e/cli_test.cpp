@@ -239,22 +239,22 @@ TEST(Cli, CompileThenRunChecksAgainstTheReference) {
 // O(1) terms, so they are judged at the output's scale, not by atol 1e-5.
 TEST(Cli, LayernormReferenceIsJudgedAtDlFloat16Precision) {
   TempDir dir;
-  ASSERT_EQ(run_cli("compile --workload layernorm --emit-io " + dir.file("io/") + " -o " + dir.file("out/") +
-                    " --quiet")
-                .exit_code,
-            0);
-  const std::string run = "run " + dir.file("out") + " --inputs " + dir.file("io/inputs") + " --expect " +
-                          dir.file("io/reference");
+  ASSERT_EQ(
+      run_cli("compile --workload layernorm --emit-io " + dir.file("io/") + " -o " + dir.file("out/") + " --quiet")
+          .exit_code,
+      0);
+  const std::string run =
+      "run " + dir.file("out") + " --inputs " + dir.file("io/inputs") + " --expect " + dir.file("io/reference");
   const auto ok = run_cli(run);
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
-  EXPECT_NE(ok.output.find("expect ok    y: 0 of 524288 elements outside rtol 0.00781 atol 0.0156"),
-            std::string::npos)
+  EXPECT_NE(ok.output.find("expect ok    y: 0 of 524288 elements outside rtol 0.00781 atol 0.0156"), std::string::npos)
       << ok.output;
   const auto strict = run_cli(run + " --quiet --atol 1e-5");
   EXPECT_EQ(strict.exit_code, 3) << strict.output;
   EXPECT_NE(strict.output.find("atol 1e-05; worst at"), std::string::npos) << strict.output;
   EXPECT_NE(strict.output.find("(tolerance: --atol given; otherwise " + dir.file("io/reference/tolerance.json") +
-                                   ": DLFloat16 (9 fraction bits)"), std::string::npos)
+                               ": DLFloat16 (9 fraction bits)"),
+            std::string::npos)
       << strict.output;
   EXPECT_EQ(run_cli(run + " --quiet --expect-dtype fp32").exit_code, 3);
   EXPECT_EQ(run_cli(run + " --quiet --expect-dtype bf16").exit_code, 0);
@@ -282,8 +282,8 @@ TEST(Cli, EmitIoRecordsTheToleranceAnIllConditionedGraphDeserves) {
   EXPECT_GT(y["atol"].get<double>(), 0.5);  // the device's error at 1000 is up to 1
   EXPECT_LE(y["atol"].get<double>(), 2.0);
   EXPECT_NE(y["basis"].get<std::string>().find("widened"), std::string::npos);
-  const std::string run = "run " + dir.file("out") + " --quiet --inputs " + dir.file("io/inputs") + " --expect " +
-                          dir.file("io/reference");
+  const std::string run =
+      "run " + dir.file("out") + " --quiet --inputs " + dir.file("io/inputs") + " --expect " + dir.file("io/reference");
   EXPECT_EQ(run_cli(run).exit_code, 0);
   std::filesystem::remove(dir.file("io/reference/tolerance.json"));
   EXPECT_EQ(run_cli(run).exit_code, 3);  // the dtype default alone is too tight for this graph

@@ -79,6 +79,21 @@ INSTANTIATE_TEST_SUITE_P(
       return name + "_" + std::to_string(info.index);
     });
 
+// A bundle.mlir constant off by one byte: the message names the IR line that
+// computes the address, not the SDSC whose start addresses it feeds.
+TEST(Robustness, CorruptedMlirConstantIsBlamedOnTheMlirLine) {
+  TempDir dir;
+  test::copy_bundle(test::cli_bundle("softmax"), dir.file("b"));
+  fs::copy_file(source_path("tests/fuzz/regressions/bundle_mlir/corrupted-constant.mlir"), dir.file("b/bundle.mlir"),
+                fs::copy_options::overwrite_existing);
+  const auto r = run_cli("run " + dir.file("b") + " --fill 1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.output, "spyre-sim: error: " + dir.file("b/bundle.mlir") +
+                          ": line 129: the sdsc_execute of sdsc_0.json gives symbol -3 (core 2's start of Tensor0) the "
+                          "address 4095, but that SDSC's layout [mb, out] puts the slice at 4096 (tensor base 0, from "
+                          "core 0): check the constants that compute it\n");
+}
+
 // A failure writes nothing: the program directory is not created when the
 // decisions file cannot be written.
 TEST(Robustness, NothingIsWrittenOnFailure) {

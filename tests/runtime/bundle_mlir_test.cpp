@@ -76,5 +76,26 @@ TEST(BundleMlir, Errors) {
             std::string::npos);
 }
 
+// Index arithmetic past 64 bits and loops that run (nearly) forever are bad
+// input, not undefined behaviour or a hang (tests/fuzz/regressions/bundle_mlir).
+TEST(BundleMlir, OverflowAndRunawayLoopsAreErrors) {
+  const std::string big = "    %big = arith.constant 9223372036854775807 : index\n";
+  EXPECT_EQ(mlir_error(big + "    %x = arith.addi %big, %big : index"),
+            "bundle.mlir: line 4: 64-bit overflow in arith.addi");
+  EXPECT_EQ(mlir_error(big + "    %m = arith.constant -2 : index\n    %x = arith.muli %big, %m : index"),
+            "bundle.mlir: line 5: 64-bit overflow in arith.muli");
+  EXPECT_EQ(mlir_error(big + "    %m1 = arith.constant -1 : index\n    %min = arith.subi %m1, %big : index\n"
+                             "    %x = arith.divsi %min, %m1 : index"),
+            "bundle.mlir: line 6: 64-bit overflow in arith.divsi");
+  EXPECT_EQ(mlir_error(big + "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
+                             "    scf.for %i = %c0 to %big step %c1 {\n    }"),
+            "bundle.mlir: line 6: more than 1000000 scf.for iterations in all");
+  // A step that would carry the induction variable past 2^63 ends the loop.
+  EXPECT_EQ(
+      mlir_error(big + "    %c0 = arith.constant 0 : index\n    %half = arith.constant 4611686018427387904 : index\n"
+                       "    scf.for %i = %c0 to %big step %half {\n    }"),
+      "");
+}
+
 }  // namespace
 }  // namespace spyre
