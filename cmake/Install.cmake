@@ -1,0 +1,25 @@
+# `cmake --install build --prefix P`: the spyre-sim binary, the libraries and
+# their headers, the built-in arch config and the example models, and a CMake
+# package so another project can find_package(spyre_sim) and link spyre::sim,
+# spyre::compiler, spyre::runtime, spyre::studies.
+include(CMakePackageConfigHelpers)
+
+get_property(spyre_libraries GLOBAL PROPERTY SPYRE_LIBRARIES)
+set_target_properties(spyre_systemc PROPERTIES EXPORT_NAME systemc)
+install(TARGETS ${spyre_libraries} spyre_systemc EXPORT spyre_simTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${SPYRE_INSTALL_INCLUDEDIR})
+install(TARGETS spyre-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+foreach(dir runtime compiler sim studies)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${SPYRE_INSTALL_INCLUDEDIR}
+          FILES_MATCHING PATTERN "*.h")
+endforeach()
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/models/ DESTINATION ${CMAKE_INSTALL_DATADIR}/spyre-sim/models)
+
+set(spyre_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/spyre_sim)
+install(EXPORT spyre_simTargets NAMESPACE spyre:: DESTINATION ${spyre_cmake_dir})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/spyre_simConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/spyre_simConfig.cmake INSTALL_DESTINATION ${spyre_cmake_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/spyre_simConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/spyre_simConfig.cmake ${PROJECT_BINARY_DIR}/spyre_simConfigVersion.cmake
+        DESTINATION ${spyre_cmake_dir})
