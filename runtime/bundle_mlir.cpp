@@ -535,11 +535,13 @@ class Interpreter {
           const int64_t ub = value(env, op.operands[1], op.line);
           const int64_t step = value(env, op.operands[2], op.line);
           if (step <= 0) error(op.line, "scf.for step must be positive, got " + std::to_string(step));
+          // One scope for the whole loop: each iteration redefines the body's
+          // values (SSA), so the previous iteration's are overwritten, not seen.
+          std::map<std::string, int64_t> scope = env;
           int64_t iv = lb;
           for (bool more = iv < ub; more; more = !__builtin_add_overflow(iv, step, &iv) && iv < ub) {
             if (++iterations_ > kMaxIterations)
               error(op.line, "more than " + std::to_string(kMaxIterations) + " scf.for iterations in all");
-            std::map<std::string, int64_t> scope = env;
             scope[op.iv] = iv;
             run(op.body, scope);
           }

@@ -1,7 +1,10 @@
 #include "runtime/host_io.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
+#include <optional>
 
 #include "runtime/error.h"
 #include "runtime/text.h"
@@ -21,28 +24,71 @@ bool shapes_compatible(const std::vector<int64_t>& a, const std::vector<int64_t>
   return squeeze(a) == squeeze(b);
 }
 
-std::map<std::string, std::vector<float>> read_host_inputs(const Program& program, const std::string& dir) {
-  if (!fs::is_directory(dir)) fail(dir, "", "inputs directory does not exist");
+namespace {
+
+// Every non-constant input of the program from `find` (nullopt: missing);
+// `source` names where an input came from in errors, `label` in the list of
+// what is missing.
+std::map<std::string, std::vector<float>> bind_inputs(
+    const Program& program, const std::string& where,
+    const std::function<std::optional<NpyArray>(const HostTensor&)>& find,
+    const std::function<std::string(const HostTensor&)>& source, const std::string& missing_what,
+    const std::function<std::string(const HostTensor&)>& label) {
   std::map<std::string, std::vector<float>> inputs;
   std::string missing;
   for (const auto& t : program.host_tensors) {
     if (!t.is_input || t.constant) continue;  // constants come with the program
-    const fs::path path = fs::path(dir) / (t.name + ".npy");
-    if (!fs::exists(path)) {
-      missing += (missing.empty() ? "" : ", ") + t.name + ".npy " + shape_text(t.host_shape());
+    std::optional<NpyArray> array = find(t);
+    if (!array) {
+      missing += (missing.empty() ? "" : ", ") + label(t) + " " + shape_text(t.host_shape());
       continue;
     }
-    NpyArray array = read_npy(path.string());
-    if (!shapes_compatible(array.shape, t.shape)) {
-      fail(
-          path.string(), "",
-          "shape " + shape_text(array.shape) + " does not match " + t.name + "'s shape " + shape_text(t.host_shape()) +
-              " (dims " + [&] { return join(t.dims, ", "); }() + ")");
+    if (!shapes_compatible(array->shape, t.shape)) {
+      fail(source(t), "",
+           "shape " + shape_text(array->shape) + " does not match " + t.name + "'s shape " +
+               shape_text(t.host_shape()) + " (dims " + join(t.dims, ", ") + ")");
     }
-    inputs[t.name] = std::move(array.values);
+    inputs[t.name] = std::move(array->values);
   }
-  if (!missing.empty()) fail(dir, "", "missing input file(s): " + missing);
+  if (!missing.empty()) fail(where, "", "missing " + missing_what + ": " + missing);
   return inputs;
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<float>> read_host_inputs(const Program& program, const std::string& dir) {
+  if (!fs::is_directory(dir)) fail(dir, "", "inputs directory does not exist");
+  return bind_inputs(
+      program, dir,
+      [&](const HostTensor& t) -> std::optional<NpyArray> {
+        const fs::path path = fs::path(dir) / (t.name + ".npy");
+        if (!fs::exists(path)) return std::nullopt;
+        return read_npy(path.string());
+      },
+      [&](const HostTensor& t) { return (fs::path(dir) / (t.name + ".npy")).string(); }, "input file(s)",
+      [](const HostTensor& t) { return t.name + ".npy"; });
+}
+
+std::map<std::string, std::vector<float>> bind_host_inputs(const Program& program,
+                                                           const std::map<std::string, NpyArray>& arrays,
+                                                           const std::string& where) {
+  std::vector<std::string> names;
+  for (const auto& t : program.host_tensors) {
+    if (t.is_input && !t.constant) names.push_back(t.name);
+  }
+  for (const auto& [name, array] : arrays) {
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      fail(where, name, "the program has no such input (its inputs: " + join(names, ", ") + ")");
+  }
+  return bind_inputs(
+      program, where,
+      [&](const HostTensor& t) -> std::optional<NpyArray> {
+        const auto it = arrays.find(t.name);
+        if (it == arrays.end()) return std::nullopt;
+        return it->second;
+      },
+      [&](const HostTensor& t) { return where + "['" + t.name + "']"; }, "input(s)",
+      [](const HostTensor& t) { return t.name; });
 }
 
 Comparison compare_values(const HostTensor& tensor, const std::vector<float>& got, const NpyArray& expected,

@@ -17,6 +17,12 @@ namespace spyre {
 // or a shape that does not match (size-1 dims aside) is an error naming it.
 std::map<std::string, std::vector<float>> read_host_inputs(const Program& program, const std::string& dir);
 
+// The same for arrays given in memory by name (the Python module): each must
+// be an input of the program; `where` names the caller in errors ("inputs").
+std::map<std::string, std::vector<float>> bind_host_inputs(const Program& program,
+                                                           const std::map<std::string, NpyArray>& arrays,
+                                                           const std::string& where);
+
 // True when two shapes hold the same elements in the same order, ignoring size-1 dims.
 bool shapes_compatible(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every command of README.md's "Using it" block exactly as written, in
-# order, in a scratch directory where build/ and models/ are this checkout's.
+# order, in a scratch directory where build/ and models/ are this checkout's,
+# then the README's Python example.
 #   scripts/check_readme.sh [BUILD_DIR]   (default: build)
 # Prints one line per command; exits 1 naming the first that fails.
 set -euo pipefail
@@ -23,4 +24,12 @@ while IFS= read -r command; do
 done < <(awk '/^## Using it/ { section = 1 } section && /^```/ { fence++; next } section && fence == 1' \
   "$root/README.md" | grep '^build/spyre-sim' | sed 's/  *#.*$//')
 [ "$count" -gt 0 ] || { echo "no commands found in README.md's 'Using it' block" >&2; exit 1; }
+# The Python example, where the build made the module.
+if ls "$build"/python/spyre_sim*.so >/dev/null 2>&1; then
+  awk '/^```python/ { inside = 1; next } inside && /^```/ { exit } inside' "$root/README.md" >"$scratch/example.py"
+  [ -s "$scratch/example.py" ] || { echo "no python example in README.md" >&2; exit 1; }
+  PYTHONPATH="$build/python" /usr/bin/python3 "$scratch/example.py" >"$scratch/output" 2>&1 ||
+    { echo "README's Python example failed:" >&2; tail -3 "$scratch/output" >&2; exit 1; }
+  echo "ok  README's Python example"
+fi
 echo "$count README commands ran as written"

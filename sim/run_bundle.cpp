@@ -43,7 +43,7 @@ RunOutcome run_bundle(const RunOptions& o) {
   if (!o.report_path.empty()) check_output_file(o.report_path, "--report");
   const ArchConfig arch = load_arch(o.arch_path, o.arch_overrides);
   const Program program = load_program(o.bundle, arch.limits());
-  const bool functional = !o.inputs_dir.empty() || o.fill.has_value();
+  const bool functional = !o.inputs_dir.empty() || o.fill.has_value() || !o.input_arrays.empty();
   if (!functional && (!o.outputs_dir.empty() || !o.expect_dir.empty())) {
     fail("", "--outputs/--expect",
          "need values: give --inputs DIR or --fill VALUE (without them the run is timing only)");
@@ -60,6 +60,10 @@ RunOutcome run_bundle(const RunOptions& o) {
     memory.emplace(program, arch.limits());
     std::map<std::string, std::vector<float>> inputs;
     if (!o.inputs_dir.empty()) inputs = read_host_inputs(program, o.inputs_dir);
+    if (!o.input_arrays.empty()) {
+      if (!o.inputs_dir.empty()) fail("", "inputs", "give inputs as a directory or as arrays, not both");
+      inputs = bind_host_inputs(program, o.input_arrays, "inputs");
+    }
     for (const auto& t : program.host_tensors) {
       if (!t.is_input) continue;
       if (t.constant) inputs[t.name].assign(static_cast<size_t>(t.element_count()), *t.constant);
@@ -78,6 +82,7 @@ RunOutcome run_bundle(const RunOptions& o) {
     if (t.is_output) outputs.push_back(&t);
   }
   for (const auto& r : program.lx_results) outputs.push_back(&r.tensor);
+  for (const HostTensor* t : outputs) outcome.output_shapes[t->name] = t->host_shape();
   if (functional) {
     for (const auto& t : program.host_tensors) {
       if (t.is_output) outcome.outputs[t.name] = memory->download(t);

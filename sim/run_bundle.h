@@ -7,17 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "runtime/npy.h"
 #include "sim/report/run_report.h"
 
 namespace spyre::sim {
 
 struct RunOptions {
   std::string bundle;
-  std::string inputs_dir;           // functional mode: <arg>.npy per input
-  std::optional<float> fill;        // functional mode: every input filled with this value
-  std::string outputs_dir;          // write <arg>.npy per output
-  std::string output_dtype = "f4";  // "f4" (exact device values) or "f2"
-  std::string expect_dir;           // compare outputs with <arg>.npy references
+  std::string inputs_dir;                        // functional mode: <arg>.npy per input
+  std::optional<float> fill;                     // functional mode: every input filled with this value
+  std::map<std::string, NpyArray> input_arrays;  // functional mode: inputs given in memory, by name
+  std::string outputs_dir;                       // write <arg>.npy per output
+  std::string output_dtype = "f4";               // "f4" (exact device values) or "f2"
+  std::string expect_dir;                        // compare outputs with <arg>.npy references
   // --expect tolerances: by default from the output's dtype and the reference
   // (tolerance.h), or DIR/tolerance.json when --emit-io wrote one; these override.
   std::optional<double> rtol, atol;
@@ -31,7 +33,8 @@ struct RunOptions {
 
 struct RunOutcome {
   RunReport report;
-  std::map<std::string, std::vector<float>> outputs;  // functional mode only
+  std::map<std::string, std::vector<float>> outputs;          // functional mode only
+  std::map<std::string, std::vector<int64_t>> output_shapes;  // each output's host shape
   bool expect_failed = false;
 };
 

@@ -1,0 +1,193 @@
+// spyre_sim, the Python module: the libraries called directly (not the CLI).
+// Inputs and outputs are NumPy arrays by tensor name, reports are dicts (the
+// JSON report, decoded by Python's json module), and bad input raises
+// spyre_sim.SpyreError carrying the CLI's one-line message.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/compile_job.h"
+#include "compiler/compiler.h"
+#include "compiler/workloads.h"
+#include "runtime/arch_config.h"
+#include "runtime/error.h"
+#include "runtime/hazard.h"
+#include "runtime/json_node.h"
+#include "sim/report/run_report.h"
+#include "sim/run_bundle.h"
+#include "sim/run_kernel_cache.h"
+#include "studies/validate_splits.h"
+
+namespace py = pybind11;
+namespace sc = spyre::compiler;
+
+namespace {
+
+using Strings = std::vector<std::string>;
+
+// nlohmann JSON -> Python objects, through Python's own decoder.
+py::object to_python(const spyre::Json& json) { return py::module_::import("json").attr("loads")(json.dump()); }
+
+spyre::NpyArray to_npy(const std::string& name, const py::handle& value) {
+  const auto array = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(value);
+  if (!array) throw spyre::SpyreError("inputs['" + name + "']: not convertible to a float array");
+  spyre::NpyArray out;
+  out.dtype = "f4";
+  for (py::ssize_t d = 0; d < array.ndim(); ++d) out.shape.push_back(array.shape(d));
+  out.values.assign(array.data(), array.data() + array.size());
+  return out;
+}
+
+py::array_t<float> to_array(const std::vector<int64_t>& shape, const std::vector<float>& values) {
+  std::vector<py::ssize_t> dims(shape.begin(), shape.end());
+  py::array_t<float> out(dims);
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+spyre::sim::RunOptions run_options(const std::string& bundle, const std::optional<py::dict>& inputs,
+                                   std::optional<float> fill, const std::string& arch, const Strings& set, bool vf,
+                                   int warmup) {
+  spyre::sim::RunOptions o;
+  o.bundle = bundle;
+  o.fill = fill;
+  o.arch_path = arch;
+  o.arch_overrides = set;
+  o.vf = vf;
+  o.warmup = warmup;
+  if (inputs) {
+    for (const auto& [key, value] : *inputs) {
+      const std::string name = py::str(key);
+      o.input_arrays[name] = to_npy(name, value);
+    }
+  }
+  return o;
+}
+
+py::dict run(const std::string& bundle, const std::optional<py::dict>& inputs, std::optional<float> fill,
+             const std::string& expect, std::optional<double> rtol, std::optional<double> atol, const std::string& arch,
+             const Strings& set, bool vf, int warmup) {
+  spyre::sim::RunOptions o = run_options(bundle, inputs, fill, arch, set, vf, warmup);
+  o.expect_dir = expect;
+  o.rtol = rtol;
+  o.atol = atol;
+  spyre::sim::RunOutcome outcome;
+  {
+    py::gil_scoped_release release;
+    outcome = spyre::sim::run_bundle(o);
+  }
+  py::dict outputs;
+  for (const auto& [name, values] : outcome.outputs)
+    outputs[name.c_str()] = to_array(outcome.output_shapes.at(name), values);
+  py::dict result;
+  result["report"] = to_python(spyre::sim::report_to_json(outcome.report));
+  result["outputs"] = outputs;
+  result["expect_passed"] = !outcome.expect_failed;
+  return result;
+}
+
+py::list check(const std::string& bundle, const std::string& arch, const Strings& set, bool vf) {
+  spyre::sim::RunOptions o = run_options(bundle, std::nullopt, std::nullopt, arch, set, vf, 0);
+  std::vector<spyre::Hazard> hazards;
+  {
+    py::gil_scoped_release release;
+    hazards = spyre::sim::run_bundle(o).report.hazards;
+  }
+  py::list out;
+  for (const auto& h : hazards) {
+    py::dict d;
+    d["kind"] = h.kind;
+    d["bundle"] = h.bundle;
+    d["file"] = h.file;
+    d["tensor"] = h.tensor;
+    d["cores"] = h.cores;
+    d["detail"] = h.detail;
+    d["line"] = spyre::format_hazard(h);
+    out.append(d);
+  }
+  return out;
+}
+
+py::dict compile(const std::string& output, const std::string& graph, const std::string& workload,
+                 const std::vector<int64_t>& shape, int cores, const Strings& split, bool lx_planning,
+                 const std::string& solver, const std::string& emit_io, uint64_t seed, const std::string& arch,
+                 const Strings& set) {
+  sc::CompileJob job;
+  job.graph_path = graph;
+  job.workload = workload;
+  job.params.shape = shape;
+  job.output_dir = output;
+  job.emit_io_dir = emit_io;
+  job.seed = seed;
+  job.options.cores = cores;
+  job.options.lx.enabled = lx_planning;
+  if (!solver.empty()) job.options.lx.solver = solver;
+  job.options.device = spyre::load_arch(arch, set).limits();
+  for (const auto& s : split) sc::parse_split_override(s, job.options);
+  if (graph.empty() == workload.empty()) throw spyre::SpyreError("compile: give a graph file or a workload name");
+  sc::CompileOutcome outcome;
+  {
+    py::gil_scoped_release release;
+    outcome = sc::run_compile_job(job);
+  }
+  py::dict result;
+  result["output"] = output;
+  result["decisions"] = outcome.decisions;
+  return result;
+}
+
+py::dict validate(const std::string& table, const Strings& where, const std::string& arch, const Strings& set,
+                  int warmup) {
+  spyre::studies::ValidateOptions o;
+  o.table = table;
+  o.where = where;
+  o.arch_path = arch;
+  o.arch_overrides = set;
+  o.warmup = warmup;
+  spyre::studies::Validation v;
+  {
+    py::gil_scoped_release release;
+    v = spyre::studies::run_validate(o);
+  }
+  return to_python(v.report);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(spyre_sim, m) {
+  m.doc() = "spyre-sim: run SuperDSC bundles on a model of the IBM Spyre card, compile graphs, check, validate";
+  static py::exception<spyre::SpyreError> error(m, "SpyreError");
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const spyre::SpyreError& e) {
+      PyErr_SetString(error.ptr(), e.what());
+    }
+  });
+  m.def("run", &run, "Run a bundle (or a torch-spyre kernel directory); inputs by name as arrays, or fill",
+        py::arg("bundle"), py::kw_only(), py::arg("inputs") = py::none(), py::arg("fill") = py::none(),
+        py::arg("expect") = "", py::arg("rtol") = py::none(), py::arg("atol") = py::none(), py::arg("arch") = "",
+        py::arg("set") = Strings{}, py::arg("vf") = false, py::arg("warmup") = 0);
+  m.def("check", &check, "Hazards of a bundle (empty: clean), as dicts", py::arg("bundle"), py::kw_only(),
+        py::arg("arch") = "", py::arg("set") = Strings{}, py::arg("vf") = false);
+  m.def("compile", &compile, "Compile a graph file or built-in workload into OUTPUT", py::arg("output"), py::kw_only(),
+        py::arg("graph") = "", py::arg("workload") = "", py::arg("shape") = std::vector<int64_t>{},
+        py::arg("cores") = 0, py::arg("split") = Strings{}, py::arg("lx_planning") = false, py::arg("solver") = "",
+        py::arg("emit_io") = "", py::arg("seed") = 0, py::arg("arch") = "", py::arg("set") = Strings{});
+  m.def("validate", &validate, "Run a table of measured kernels (splits.csv columns); the report as a dict",
+        py::arg("table"), py::kw_only(), py::arg("where") = Strings{}, py::arg("arch") = "", py::arg("set") = Strings{},
+        py::arg("warmup") = 1);
+  m.def(
+      "workloads",
+      [] {
+        py::dict out;
+        for (const auto& w : sc::list_workloads()) out[w.name.c_str()] = w.description;
+        return out;
+      },
+      "The built-in workloads and what they take");
+}

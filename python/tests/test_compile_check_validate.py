@@ -1,0 +1,68 @@
+"""compile, check and validate through the module: compiled programs against NumPy and the
+fp32 host reference, hazards as a CI job would fail on them, measured splits."""
+import shutil
+
+import numpy as np
+import pytest
+
+import spyre_sim
+from conftest import CLI_EXAMPLES, SOURCE
+
+
+def load_dir(path):
+    return {p.stem: np.load(p) for p in sorted(path.glob("*.npy"))}
+
+
+@pytest.mark.parametrize("workload, cores", [("softmax", 4), ("layernorm", 32), ("rmsnorm", 8), ("matmul", 32)])
+def test_compiled_workloads_match_their_reference(tmp_path, workload, cores):
+    compiled = spyre_sim.compile(str(tmp_path / "out"), workload=workload, cores=cores, emit_io=str(tmp_path / "io"))
+    assert "sdsc_0.json" in compiled["decisions"]
+    inputs = load_dir(tmp_path / "io" / "inputs")
+    result = spyre_sim.run(str(tmp_path / "out"), inputs=inputs, expect=str(tmp_path / "io" / "reference"))
+    assert result["expect_passed"], result["report"]["expect"]
+    assert result["report"]["hazards"] == []
+    assert spyre_sim.check(str(tmp_path / "out")) == []
+    for name, want in load_dir(tmp_path / "io" / "reference").items():
+        np.testing.assert_allclose(result["outputs"][name], want, rtol=2**-7, atol=2**-5 * np.abs(want).max())
+
+
+def test_compile_errors_raise(tmp_path):
+    with pytest.raises(spyre_sim.SpyreError, match="unknown workload|no workload"):
+        spyre_sim.compile(str(tmp_path / "out"), workload="nope")
+    assert not (tmp_path / "out").exists()
+
+
+def test_workloads_are_listed():
+    workloads = spyre_sim.workloads()
+    assert {"softmax", "layernorm", "matmul"} <= set(workloads)
+
+
+def test_torch_spyre_examples_are_clean():
+    for name in ("add", "softmax", "mm", "bmm"):
+        assert spyre_sim.check(str(CLI_EXAMPLES / name)) == [], name
+
+
+def test_check_finds_a_partial_overlap(tmp_path):
+    """torch-spyre #3222: softmax's sub output moved onto its own input x."""
+    bundle = tmp_path / "softmax"
+    shutil.copytree(CLI_EXAMPLES / "softmax", bundle)
+    for name in ("sdsc_2.json", "sdsc_3.json"):
+        path = bundle / name
+        path.chmod(0o644)
+        path.write_text(path.read_text().replace('"34816"', '"4096"'))
+    hazards = spyre_sim.check(str(bundle))
+    assert [h["kind"] for h in hazards] == ["lx_partial_overlap", "lx_partial_overlap"]
+    assert hazards[0]["file"] == "sdsc_2.json" and hazards[0]["cores"] == list(range(32))
+    assert "over bytes [4096, 34816)" in hazards[0]["detail"]
+
+
+def test_validate_ranks_measured_splits():
+    report = spyre_sim.validate(
+        str(SOURCE / "models" / "calibration" / "granite_matmul" / "splits.csv"),
+        where=["phase=decode", "op=K/V proj", "lx_fraction=0.2"],
+    )
+    assert report["summary"]["rows"] == 20
+    assert len(report["rows"]) == 20
+    assert all(r["simulated_us"] > 0 for r in report["rows"])
+    with pytest.raises(spyre_sim.SpyreError, match="where"):
+        spyre_sim.validate(str(SOURCE / "models" / "calibration" / "granite_matmul" / "splits.csv"), where=["nope=1"])
