@@ -68,12 +68,6 @@ void add_warmup_option(CLI::App* cmd, int& warmup, const std::string& why) {
 
 std::string solver_list() { return spyre::join(spyre::compiler::lx_solver_names(), ", "); }
 
-// A folder of kernel directories without a program.json: torch-spyre's kernel cache.
-bool is_kernel_cache(const std::string& dir) {
-  return std::filesystem::is_directory(dir) && !spyre::is_bundle_dir(dir) &&
-         !std::filesystem::exists(std::filesystem::path(dir) / "program.json") && !spyre::bundles_inside(dir).empty();
-}
-
 void add_order_option(CLI::App* cmd, std::string& order) {
   cmd->add_option("--order", order,
                   "Kernel cache: the kernels' run order, a file listing directory names or torch-spyre's generated "
@@ -136,7 +130,7 @@ Subcommand add_run(CLI::App& app) {
             if (fill->count() > 0) run.fill = o->fill;
             run.output_dtype = o->output_dtype == "fp16" ? "f2" : "f4";
             o->arch.apply_to(run);
-            if (is_kernel_cache(run.bundle)) {
+            if (spyre::sim::is_kernel_cache(run.bundle)) {
               const auto cache = spyre::sim::run_kernel_cache(run, o->order);
               if (!o->quiet) std::cout << spyre::sim::cache_report_table(cache);
               for (const auto& k : cache.kernels) {
@@ -179,7 +173,7 @@ Subcommand add_check(CLI::App& app) {
   add_arch_options(cmd, o->arch);
   return {cmd, [o] {
             o->arch.apply_to(o->run);
-            if (is_kernel_cache(o->run.bundle)) {
+            if (spyre::sim::is_kernel_cache(o->run.bundle)) {
               const auto cache = spyre::sim::run_kernel_cache(o->run, o->order);
               for (const auto& k : cache.kernels) {
                 for (const auto& h : k.outcome.report.hazards) std::cout << spyre::format_hazard(h) << "\n";

@@ -69,18 +69,7 @@ spyre::sim::RunOptions run_options(const std::string& bundle, const std::optiona
   return o;
 }
 
-py::dict run(const std::string& bundle, const std::optional<py::dict>& inputs, std::optional<float> fill,
-             const std::string& expect, std::optional<double> rtol, std::optional<double> atol, const std::string& arch,
-             const Strings& set, bool vf, int warmup) {
-  spyre::sim::RunOptions o = run_options(bundle, inputs, fill, arch, set, vf, warmup);
-  o.expect_dir = expect;
-  o.rtol = rtol;
-  o.atol = atol;
-  spyre::sim::RunOutcome outcome;
-  {
-    py::gil_scoped_release release;
-    outcome = spyre::sim::run_bundle(o);
-  }
+py::dict outcome_dict(const spyre::sim::RunOutcome& outcome) {
   py::dict outputs;
   for (const auto& [name, values] : outcome.outputs)
     outputs[name.c_str()] = to_array(outcome.output_shapes.at(name), values);
@@ -89,6 +78,47 @@ py::dict run(const std::string& bundle, const std::optional<py::dict>& inputs, s
   result["outputs"] = outputs;
   result["expect_passed"] = !outcome.expect_failed;
   return result;
+}
+
+// A torch-spyre kernel cache: each kernel as its own program, in run order.
+py::dict run_cache(const spyre::sim::RunOptions& o, const std::string& order) {
+  spyre::sim::CacheRun cache;
+  {
+    py::gil_scoped_release release;
+    cache = spyre::sim::run_kernel_cache(o, order);
+  }
+  py::list kernels;
+  bool passed = true;
+  for (const auto& k : cache.kernels) {
+    py::dict kernel = outcome_dict(k.outcome);
+    kernel["name"] = k.name;
+    passed &= !k.outcome.expect_failed;
+    kernels.append(kernel);
+  }
+  py::dict result;
+  result["report"] = to_python(spyre::sim::cache_report_to_json(cache));
+  result["kernels"] = kernels;
+  result["expect_passed"] = passed;
+  return result;
+}
+
+py::dict run(const std::string& bundle, const std::optional<py::dict>& inputs, std::optional<float> fill,
+             const std::string& expect, std::optional<double> rtol, std::optional<double> atol, const std::string& arch,
+             const Strings& set, bool vf, int warmup, const std::string& order) {
+  spyre::sim::RunOptions o = run_options(bundle, inputs, fill, arch, set, vf, warmup);
+  o.expect_dir = expect;
+  o.rtol = rtol;
+  o.atol = atol;
+  if (spyre::sim::is_kernel_cache(bundle)) {
+    if (inputs) throw spyre::SpyreError(bundle + ": a kernel cache takes no input arrays (use fill)");
+    return run_cache(o, order);
+  }
+  spyre::sim::RunOutcome outcome;
+  {
+    py::gil_scoped_release release;
+    outcome = spyre::sim::run_bundle(o);
+  }
+  return outcome_dict(outcome);
 }
 
 py::list check(const std::string& bundle, const std::string& arch, const Strings& set, bool vf) {
@@ -169,10 +199,11 @@ PYBIND11_MODULE(spyre_sim, m) {
       PyErr_SetString(error.ptr(), e.what());
     }
   });
-  m.def("run", &run, "Run a bundle (or a torch-spyre kernel directory); inputs by name as arrays, or fill",
+  m.def("run", &run,
+        "Run a bundle, a compiled program or a torch-spyre kernel cache folder; inputs by name as arrays, or fill",
         py::arg("bundle"), py::kw_only(), py::arg("inputs") = py::none(), py::arg("fill") = py::none(),
         py::arg("expect") = "", py::arg("rtol") = py::none(), py::arg("atol") = py::none(), py::arg("arch") = "",
-        py::arg("set") = Strings{}, py::arg("vf") = false, py::arg("warmup") = 0);
+        py::arg("set") = Strings{}, py::arg("vf") = false, py::arg("warmup") = 0, py::arg("order") = "");
   m.def("check", &check, "Hazards of a bundle (empty: clean), as dicts", py::arg("bundle"), py::kw_only(),
         py::arg("arch") = "", py::arg("set") = Strings{}, py::arg("vf") = false);
   m.def("compile", &compile, "Compile a graph file or built-in workload into OUTPUT", py::arg("output"), py::kw_only(),

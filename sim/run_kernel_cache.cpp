@@ -17,6 +17,11 @@ namespace fs = std::filesystem;
 
 namespace spyre::sim {
 
+bool is_kernel_cache(const std::string& dir) {
+  return fs::is_directory(dir) && !is_bundle_dir(dir) && !fs::exists(fs::path(dir) / "program.json") &&
+         !bundles_inside(dir).empty();
+}
+
 namespace {
 
 // The kernel directory a wrapper's kernel name stands for: NAME itself or

@@ -18,6 +18,9 @@ namespace spyre::sim {
 // directory being NAME_<suffix>); else a *.py wrapper inside the folder;
 // else the kernel numbers torch-spyre puts in directory names
 // (sdsc_<ops>_<N>_<suffix>); else directory name order.
+// A folder of kernel directories without a program.json: torch-spyre's kernel cache.
+bool is_kernel_cache(const std::string& dir);
+
 struct KernelOrder {
   std::vector<std::string> kernels;  // directory names, in run order (a kernel may run twice)
   std::string source;                // "name order", "order.txt", "output_code.py"

@@ -68,3 +68,14 @@ def test_bad_input_raises_with_the_one_line_message(rng):
         spyre_sim.run(str(CLI_EXAMPLES / "relu"), inputs={"x": np.zeros((512, 1024))})
     with pytest.raises(spyre_sim.SpyreError, match="cores"):
         spyre_sim.run(str(CLI_EXAMPLES / "add"), set=["cores=4"])
+
+
+def test_kernel_cache_runs_each_kernel():
+    """torch-spyre's inductor-spyre cache: every kernel, in the wrapper's order, then the total."""
+    result = spyre_sim.run(str(CLI_EXAMPLES.parent / "swiglu" / "small_bmm"), fill=0.5)
+    names = [k["name"] for k in result["kernels"]]
+    assert len(names) >= 2
+    assert all(k["report"]["hazards"] == [] for k in result["kernels"])
+    assert all(k["outputs"] for k in result["kernels"])
+    total = sum(k["report"]["latency_us"] for k in result["kernels"])
+    assert result["report"]["total"]["latency_us"] == pytest.approx(total, rel=1e-3)
