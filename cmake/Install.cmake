@@ -23,3 +23,17 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/spyre_simConfig.cmake.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/spyre_simConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/spyre_simConfig.cmake ${PROJECT_BINARY_DIR}/spyre_simConfigVersion.cmake
         DESTINATION ${spyre_cmake_dir})
+
+# `cpack -G DEB` in the build directory: a Debian package of the same tree
+# (installs under /usr; the Python module lands in /usr/lib/python3/dist-packages).
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME spyre-sim)
+set(CPACK_PACKAGE_VENDOR "spyre-sim")
+set(CPACK_PACKAGE_CONTACT "spyre-sim developers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Cycle-approximate simulator of the IBM Spyre accelerator, with its compiler")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # libsystemc and the C++ runtime, from the binary's links
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "nlohmann-json3-dev, libsystemc-dev, pkg-config")  # for find_package users
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-numpy")
+include(CPack)
