@@ -1,6 +1,8 @@
 // spyre-sim: the command line. It parses, calls the libraries, prints. Each
 // subcommand is one add_* function: its options and what it does.
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -21,6 +23,7 @@
 #include "sim/run_bundle.h"
 #include "sim/run_kernel_cache.h"
 #include "studies/study_softmax_lx.h"
+#include "studies/sweep_runner.h"
 #include "studies/validate_splits.h"
 
 namespace {
@@ -32,6 +35,7 @@ constexpr int kBadInput = 1;
 constexpr int kExpectMismatch = 3;
 constexpr int kHazardsFound = 4;
 constexpr int kPlanInvalid = 5;
+constexpr int kSweepPointsFailed = 6;
 constexpr int kInternalError = 70;  // EX_SOFTWARE
 
 // A parsed subcommand and what running it does.
@@ -367,6 +371,28 @@ Subcommand add_validate(CLI::App& app) {
           }};
 }
 
+Subcommand add_sweep(CLI::App& app) {
+  auto o = std::make_shared<spyre::studies::SweepOptions>();
+  auto* cmd =
+      app.add_subcommand("sweep", "Run a what-if study: a grid of arch parameters and compile options (docs/sweep.md)");
+  cmd->add_option("spec", o->spec, "Sweep spec JSON (examples in models/sweeps/)")->required();
+  cmd->add_option("-o,--output", o->out_prefix,
+                  "Results prefix: PREFIX.csv, PREFIX.json, PREFIX.jsonl (the journal a re-run resumes from; "
+                  "default: the spec's name)");
+  cmd->add_option("-j,--workers", o->workers, "Worker processes (default: the machine's cores)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--arch", o->arch_path, "Arch config every point starts from (default: built-in spyre.json)");
+  return {cmd, [o] {
+            o->progress_bar = ::isatty(STDERR_FILENO) != 0;
+            const auto outcome = spyre::studies::run_sweep(*o, std::cerr);
+            std::cout << outcome.points << " points: " << outcome.ran << " ran, " << outcome.skipped << " done before, "
+                      << outcome.failures.size() << " failed; results in " << outcome.out_prefix << ".csv and "
+                      << outcome.out_prefix << ".json\n";
+            for (const auto& f : outcome.failures) std::cerr << "spyre-sim: sweep: " << f << "\n";
+            return outcome.failures.empty() ? kOk : kSweepPointsFailed;
+          }};
+}
+
 Subcommand add_arch(CLI::App& app) {
   struct Options {
     ArchOptions arch;
@@ -394,7 +420,7 @@ int main(int argc, char** argv) {
   CLI::App app{"spyre-sim: a cycle-approximate simulator of the IBM Spyre accelerator"};
   app.require_subcommand(1);
   const std::vector<Subcommand> subcommands = {add_run(app),   add_check(app),    add_compile(app), add_plan(app),
-                                               add_study(app), add_validate(app), add_arch(app)};
+                                               add_study(app), add_validate(app), add_sweep(app),   add_arch(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,156 @@
+// `spyre-sim sweep`: the spec's grid, one row per point, resuming after a
+// kill, failing points recorded and named.
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+
+#include "runtime/error.h"
+#include "studies/sweep_runner.h"
+#include "studies/sweep_spec.h"
+#include "test_support.h"
+
+namespace spyre {
+namespace {
+
+using studies::read_sweep_spec;
+using test::TempDir;
+
+std::string write_spec(const TempDir& dir, const std::string& body) {
+  const std::string path = dir.file("spec.json");
+  test::write_text(path, body);
+  return path;
+}
+
+std::string spec_error(const std::string& body) {
+  TempDir dir;
+  const std::string path = write_spec(dir, body);
+  const std::string message = test::error_of([&] { read_sweep_spec(path); });
+  return message.substr(0, path.size()) == path ? message.substr(path.size()) : message;
+}
+
+constexpr const char* kAdd = R"({"name": "add", "bundle": ")";
+
+std::string add_bundle() { return test::cli_bundle("add"); }
+
+TEST(SweepSpec, CrossesAxesInOrderAndZipsTogether) {
+  TempDir dir;
+  const auto spec = read_sweep_spec(write_spec(dir, std::string(R"({"runs": [)") + kAdd + add_bundle() + R"("},
+      {"name": "exp", "workload": "exp", "shape": "64x64"}],
+    "axes": [{"key": "clock_ghz", "values": [1, 1.5]},
+             {"zip": [{"key": "lpddr5.read_gbps", "range": {"from": 100, "to": 300, "step": 100}},
+                      {"key": "lpddr5.write_gbps", "values": [50, 60, 70]}]}]})"));
+  ASSERT_EQ(spec.points.size(), 2u * 2u * 3u);
+  EXPECT_EQ(spec.axis_keys, (std::vector<std::string>{"clock_ghz", "lpddr5.read_gbps", "lpddr5.write_gbps"}));
+  const auto& p = spec.points[4];  // add, clock 1.5, second zip step
+  EXPECT_EQ(p.run, 0u);
+  EXPECT_EQ(p.values, (std::vector<std::pair<std::string, std::string>>{
+                          {"clock_ghz", "1.5"}, {"lpddr5.read_gbps", "200"}, {"lpddr5.write_gbps", "60"}}));
+  EXPECT_EQ(spec.points[6].run, 1u);
+  std::set<std::string> hashes;
+  for (const auto& q : spec.points) hashes.insert(q.hash);
+  EXPECT_EQ(hashes.size(), spec.points.size());
+  // The same spec gives the same hashes: that is what a re-run resumes by.
+  EXPECT_EQ(read_sweep_spec(dir.file("spec.json")).points[4].hash, p.hash);
+}
+
+TEST(SweepSpec, BadSpecsNameThePathAndTheReason) {
+  const std::string run = std::string(R"({"runs": [)") + kAdd + add_bundle() + R"("}], )";
+  EXPECT_EQ(spec_error(run + R"("axes": [{"key": "lx.sise_bytes", "values": [1]}]})"),
+            ": $.axes[0].key: unknown key 'lx.sise_bytes' (an arch parameter, see `spyre-sim arch`, or one of "
+            "compile.cores, compile.split, compile.lx_planning, compile.lx_stage, compile.solver)");
+  EXPECT_EQ(spec_error(run + R"("axes": [{"key": "compile.cores", "values": [1]}]})"),
+            ": $.axes[0].key: compile.cores changes how a program is compiled; run 'add' is a bundle");
+  EXPECT_EQ(spec_error(run + R"("axes": [{"zip": [{"key": "clock_ghz", "values": [1, 2]},
+                                                   {"key": "cores", "values": [1]}]}]})"),
+            ": $.axes[0].zip: zipped axes need as many values each ('clock_ghz' has 2, 'cores' 1)");
+  EXPECT_EQ(spec_error(run + R"("axes": [{"key": "clock_ghz", "range": {"from": 1, "to": 2, "step": 0}}]})"),
+            ": $.axes[0].range.step: must be a positive number");
+  EXPECT_EQ(spec_error(run + R"("keep": ["latency"]})").substr(0, 35), ": $.keep[0]: unknown metric (one of");
+  EXPECT_EQ(spec_error(R"({"runs": [{"workload": "exp"}, {"workload": "exp"}]})"),
+            ": $.runs[1]: a second run named 'exp' (give each a \"name\")");
+  EXPECT_EQ(spec_error(R"({"runs": [{"workload": "exp", "bundle": "x"}]})"),
+            ": $.runs[0]: give exactly one of \"bundle\", \"graph\", \"workload\"");
+}
+
+// A grid over bandwidth and cores: every row ran, slower memory is slower,
+// the results are in point order and a re-run runs nothing.
+TEST(Sweep, RowsPerPointAndAReRunSkipsThem) {
+  TempDir dir;
+  const std::string spec = write_spec(dir, std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("},
+      {"name": "exp", "workload": "exp", "shape": "256x256"}],
+    "axes": [{"key": "lpddr5.read_gbps", "values": [50, 200]}, {"key": "clock_ghz", "values": [1, 2]}]})");
+  studies::SweepOptions o;
+  o.spec = spec;
+  o.out_prefix = dir.file("r");
+  o.workers = 2;
+  std::ostringstream progress;
+  const auto first = studies::run_sweep(o, progress);
+  EXPECT_EQ(first.points, 8u);
+  EXPECT_EQ(first.ran, 8u);
+  ASSERT_EQ(first.rows.size(), 8u);
+  EXPECT_TRUE(first.failures.empty());
+  const std::string csv = test::read_text(dir.file("r.csv"));
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "point,run,lpddr5.read_gbps,clock_ghz,status,latency_us,kernel_us,kernels,hbm_read_bytes,hbm_write_bytes,"
+            "dram_read_bytes,dram_write_bytes,lx_peak_bytes,pt_busy_pct,sfu_busy_pct,dma_in_busy_pct,"
+            "dma_out_busy_pct,data_ring_bytes,reduce_ring_bytes,hazards,error");
+  for (size_t i = 0; i < first.rows.size(); ++i) EXPECT_EQ(first.rows[i].point, i);
+  // add at 50 GB/s is slower than at 200 GB/s; the bytes are the same.
+  EXPECT_GT(first.rows[0].metrics.at("latency_us"), first.rows[2].metrics.at("latency_us"));
+  EXPECT_EQ(first.rows[0].metrics.at("hbm_read_bytes"), 2 * 512 * 1024 * 2);
+  EXPECT_EQ(first.rows[2].metrics.at("hbm_read_bytes"), 2 * 512 * 1024 * 2);
+  EXPECT_EQ(first.rows[5].run, "exp");
+  const auto again = studies::run_sweep(o, progress);
+  EXPECT_EQ(again.ran, 0u);
+  EXPECT_EQ(again.skipped, 8u);
+  EXPECT_EQ(test::read_text(dir.file("r.csv")), csv);
+}
+
+TEST(Sweep, FailingPointsAreRecordedAndNamed) {
+  TempDir dir;
+  const std::string spec = write_spec(dir, std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}],
+    "axes": [{"key": "cores", "values": [8, 32]}]})");
+  const auto r = test::run_cli("sweep " + spec + " -o " + dir.file("r") + " -j 1");
+  EXPECT_EQ(r.exit_code, 6) << r.output;
+  EXPECT_NE(r.output.find("2 points: 2 ran, 0 done before, 1 failed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("spyre-sim: sweep: point 0 (add, cores=8): "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("uses core 8 but the card has 8 cores"), std::string::npos) << r.output;
+  const std::string csv = test::read_text(dir.file("r.csv"));
+  EXPECT_NE(csv.find("\n0,add,8,error,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,add,32,ok,"), std::string::npos) << csv;
+}
+
+// Killed half-way (the whole process group, as Ctrl-C kills it; SIGTERM here
+// because a non-interactive shell's background jobs ignore SIGINT), a re-run
+// finishes only the points the journal does not hold.
+TEST(Sweep, KilledHalfWayAReRunFinishesOnlyTheMissingPoints) {
+  TempDir dir;
+  const std::string spec = write_spec(dir, R"({"name": "k", "runs": [{"workload": "exp", "shape": "512x1024"}],
+    "axes": [{"key": "clock_ghz", "range": {"from": 0.5, "to": 2.45, "step": 0.05}}]})");
+  const std::string journal = dir.file("r.jsonl");
+  const std::string script = "setsid " + std::string(SPYRE_SIM_BINARY) + " sweep " + spec + " -o " + dir.file("r") +
+                             " -j 1 >/dev/null 2>&1 & pid=$!; for i in $(seq 600); do [ -f " + journal +
+                             " ] && [ $(wc -l < " + journal +
+                             ") -ge 6 ] && break; sleep 0.02; done; kill -TERM -- -$pid; "
+                             "wait $pid; exit 0";
+  ASSERT_EQ(std::system(("bash -c '" + script + "'").c_str()), 0);
+  const std::string partial = test::read_text(journal);
+  const auto done = static_cast<size_t>(std::count(partial.begin(), partial.end(), '\n'));
+  ASSERT_GE(done, 6u);
+  ASSERT_LT(done, 40u) << "the sweep finished before it was killed";
+  ASSERT_FALSE(std::ifstream(dir.file("r.csv")).good());  // results come at the end
+  studies::SweepOptions o;
+  o.spec = spec;
+  o.out_prefix = dir.file("r");
+  std::ostringstream progress;
+  const auto rest = studies::run_sweep(o, progress);
+  EXPECT_EQ(rest.points, 40u);
+  EXPECT_EQ(rest.skipped, done);
+  EXPECT_EQ(rest.ran, 40u - done);
+  EXPECT_TRUE(rest.failures.empty());
+}
+
+}  // namespace
+}  // namespace spyre
