@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -24,6 +25,7 @@
 #include "sim/run_kernel_cache.h"
 #include "studies/study_softmax_lx.h"
 #include "studies/sweep_runner.h"
+#include "studies/sweep_slurm.h"
 #include "studies/validate_splits.h"
 
 namespace {
@@ -371,25 +373,99 @@ Subcommand add_validate(CLI::App& app) {
           }};
 }
 
+// The summary line and the failures of a sweep's results.
+int report_sweep(const spyre::studies::SweepOutcome& outcome, const std::string& ran) {
+  const auto missing = static_cast<size_t>(
+      std::count_if(outcome.rows.begin(), outcome.rows.end(), [](const auto& r) { return r.status == "missing"; }));
+  std::cout << outcome.points << " points: " << ran << outcome.failures.size() - missing << " failed"
+            << (missing > 0 ? ", " + std::to_string(missing) + " without a result yet" : "") << "; results in "
+            << outcome.out_prefix << ".csv and " << outcome.out_prefix << ".json\n";
+  for (const auto& row : outcome.rows) {
+    if (row.status == "error")
+      std::cerr << "spyre-sim: sweep: " << spyre::studies::describe_sweep_row(row) << ": " << row.error << "\n";
+  }
+  if (missing > 0)
+    std::cerr << "spyre-sim: sweep: " << missing
+              << " points have no result yet (queued, running, or in tasks that died: `--slurm` again resubmits "
+                 "those)\n";
+  return outcome.failures.empty() ? kOk : kSweepPointsFailed;
+}
+
+int submit_sweep(const spyre::studies::SweepOptions& o, spyre::studies::SlurmOptions slurm) {
+  slurm.executable = std::filesystem::read_symlink("/proc/self/exe").string();
+  const auto s = spyre::studies::submit_sweep_to_slurm(o, slurm);
+  for (const auto& dead : s.dead) std::cerr << "spyre-sim: sweep: " << dead << "; submitting again\n";
+  std::cout << s.points << " points: " << s.done << " done, " << s.in_flight << " queued or running";
+  if (s.job_id.empty()) {
+    std::cout << ", nothing to submit";
+  } else {
+    std::cout << ", " << s.submitted << " submitted as job " << s.job_id << " (" << s.tasks << " array task"
+              << (s.tasks == 1 ? "" : "s") << ", " << s.script << ")";
+  }
+  std::cout << "; when the queue is done: spyre-sim sweep " << o.spec << " --output " << s.out_prefix << " --collect\n";
+  return kOk;
+}
+
+int run_slurm_task(const spyre::studies::SweepOptions& o, const std::string& submission) {
+  const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
+  if (task == nullptr)
+    spyre::fail("SLURM_ARRAY_TASK_ID", "", "is not set: --slurm-task runs inside a Slurm array task");
+  const auto rows = spyre::studies::run_sweep_slurm_task(o, submission, std::atoi(task), std::cout);
+  const bool failed = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.status != "ok"; });
+  return failed ? kSweepPointsFailed : kOk;
+}
+
 Subcommand add_sweep(CLI::App& app) {
-  auto o = std::make_shared<spyre::studies::SweepOptions>();
+  struct Options {
+    spyre::studies::SweepOptions sweep;
+    spyre::studies::SlurmOptions slurm;
+    bool submit = false, collect = false;
+    std::string slurm_task;
+  };
+  auto o = std::make_shared<Options>();
   auto* cmd =
       app.add_subcommand("sweep", "Run a what-if study: a grid of arch parameters and compile options (docs/sweep.md)");
-  cmd->add_option("spec", o->spec, "Sweep spec JSON (examples in models/sweeps/)")->required();
-  cmd->add_option("-o,--output", o->out_prefix,
+  cmd->add_option("spec", o->sweep.spec, "Sweep spec JSON (examples in models/sweeps/)")->required();
+  cmd->add_option("-o,--output", o->sweep.out_prefix,
                   "Results prefix: PREFIX.csv, PREFIX.json, PREFIX.jsonl (the journal a re-run resumes from; "
                   "default: the spec's name)");
-  cmd->add_option("-j,--workers", o->workers, "Worker processes (default: the machine's cores)")
+  cmd->add_option("-j,--workers", o->sweep.workers, "Worker processes (default: the machine's cores)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--arch", o->arch_path, "Arch config every point starts from (default: built-in spyre.json)");
+  cmd->add_option("--arch", o->sweep.arch_path, "Arch config every point starts from (default: built-in spyre.json)");
+  auto* submit = cmd->add_flag("--slurm", o->submit,
+                               "Submit the points without results as a Slurm job array (again: resubmit dead tasks)");
+  cmd->add_flag("--collect", o->collect, "Merge the Slurm tasks' shards into PREFIX.csv and PREFIX.json")
+      ->excludes(submit);
+  const std::string slurm_group = "Slurm (with --slurm)";
+  cmd->add_option("--partition", o->slurm.partition, "sbatch --partition")->group(slurm_group)->needs(submit);
+  cmd->add_option("--time", o->slurm.time, "sbatch --time, per array task")->group(slurm_group)->needs(submit);
+  cmd->add_option("--account", o->slurm.account, "sbatch --account")->group(slurm_group)->needs(submit);
+  cmd->add_option("--points-per-task", o->slurm.points_per_task, "Points each array task runs (default 8)")
+      ->group(slurm_group)
+      ->needs(submit)
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--cpus-per-task", o->slurm.cpus_per_task, "CPUs per array task, its worker processes (default 1)")
+      ->group(slurm_group)
+      ->needs(submit)
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--sbatch-arg", o->slurm.sbatch_args, "Another sbatch option, as it is (repeatable)")
+      ->group(slurm_group)
+      ->needs(submit)
+      ->allow_extra_args(false);
+  cmd->add_option("--slurm-task", o->slurm_task, "Run one array task of a submission (the batch script's command)")
+      ->group("")
+      ->excludes(submit);
   return {cmd, [o] {
-            o->progress_bar = ::isatty(STDERR_FILENO) != 0;
-            const auto outcome = spyre::studies::run_sweep(*o, std::cerr);
-            std::cout << outcome.points << " points: " << outcome.ran << " ran, " << outcome.skipped << " done before, "
-                      << outcome.failures.size() << " failed; results in " << outcome.out_prefix << ".csv and "
-                      << outcome.out_prefix << ".json\n";
-            for (const auto& f : outcome.failures) std::cerr << "spyre-sim: sweep: " << f << "\n";
-            return outcome.failures.empty() ? kOk : kSweepPointsFailed;
+            if (!o->slurm_task.empty()) return run_slurm_task(o->sweep, o->slurm_task);
+            if (o->submit) return submit_sweep(o->sweep, o->slurm);
+            if (o->collect) {
+              const auto outcome = spyre::studies::collect_sweep(o->sweep);
+              return report_sweep(outcome, "");
+            }
+            o->sweep.progress_bar = ::isatty(STDERR_FILENO) != 0;
+            const auto outcome = spyre::studies::run_sweep(o->sweep, std::cerr);
+            return report_sweep(
+                outcome, std::to_string(outcome.ran) + " ran, " + std::to_string(outcome.skipped) + " done before, ");
           }};
 }
 

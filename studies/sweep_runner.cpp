@@ -1,6 +1,5 @@
 #include "studies/sweep_runner.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,8 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <set>
-#include <sstream>
+#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +21,7 @@
 #include "runtime/text.h"
 #include "runtime/user_files.h"
 #include "sim/run_bundle.h"
+#include "studies/worker_pool.h"
 
 namespace fs = std::filesystem;
 
@@ -109,95 +108,6 @@ void fill_metrics(const sim::RunReport& r, SweepRow& row) {
                  {"hazards", static_cast<double>(r.hazards.size())}};
 }
 
-Json row_to_json(const SweepRow& row) {
-  Json values = Json::object(), metrics = Json::object();
-  for (const auto& [key, value] : row.values) values[key] = value;
-  for (const auto& [key, value] : row.metrics) metrics[key] = value;
-  return {{"point", row.point},   {"hash", row.hash},   {"run", row.run},     {"values", values},
-          {"status", row.status}, {"error", row.error}, {"metrics", metrics}, {"wall_s", row.wall_s}};
-}
-
-SweepRow row_from_json(const Json& j) {
-  SweepRow row;
-  row.point = j.at("point").get<size_t>();
-  row.hash = j.at("hash").get<std::string>();
-  row.run = j.at("run").get<std::string>();
-  for (auto it = j.at("values").begin(); it != j.at("values").end(); ++it)
-    row.values.emplace_back(it.key(), it.value().get<std::string>());
-  row.status = j.at("status").get<std::string>();
-  row.error = j.at("error").get<std::string>();
-  for (auto it = j.at("metrics").begin(); it != j.at("metrics").end(); ++it)
-    row.metrics[it.key()] = it.value().get<double>();
-  row.wall_s = j.at("wall_s").get<double>();
-  return row;
-}
-
-// Finished rows of earlier runs, by hash (a line cut short by a kill is skipped).
-std::map<std::string, SweepRow> read_journal(const std::string& path) {
-  std::map<std::string, SweepRow> rows;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    try {
-      SweepRow row = row_from_json(Json::parse(line));
-      rows[row.hash] = std::move(row);
-    } catch (const std::exception&) {
-      // an incomplete last line: that point runs again
-    }
-  }
-  return rows;
-}
-
-std::string describe_point(const SweepRow& row) {
-  std::string text = "point " + std::to_string(row.point) + " (" + row.run;
-  for (const auto& [key, value] : row.values) text += ", " + key + "=" + value;
-  return text + ")";
-}
-
-// A number as CSV shows it: integers without a decimal point.
-std::string number_text(double v) {
-  char text[32];
-  if (v == std::floor(v) && std::fabs(v) < 1e15)
-    std::snprintf(text, sizeof text, "%.0f", v);
-  else
-    std::snprintf(text, sizeof text, "%.6g", v);
-  return text;
-}
-
-std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-void write_results(const SweepSpec& spec, const std::vector<SweepRow>& rows, const std::string& prefix) {
-  const std::vector<std::string>& metrics = spec.keep.empty() ? sweep_metric_names() : spec.keep;
-  std::ostringstream csv;
-  csv << "point,run";
-  for (const auto& key : spec.axis_keys) csv << "," << csv_cell(key);
-  csv << ",status";
-  for (const auto& m : metrics) csv << "," << m;
-  csv << ",error\n";
-  Json json_rows = Json::array();
-  for (const auto& row : rows) {
-    csv << row.point << "," << csv_cell(row.run);
-    for (const auto& [key, value] : row.values) csv << "," << csv_cell(value);
-    csv << "," << row.status;
-    for (const auto& m : metrics) csv << "," << (row.metrics.count(m) ? number_text(row.metrics.at(m)) : "");
-    csv << "," << csv_cell(row.error) << "\n";
-    Json j = row_to_json(row);
-    Json kept = Json::object();
-    for (const auto& m : metrics) {
-      if (row.metrics.count(m)) kept[m] = row.metrics.at(m);
-    }
-    j["metrics"] = kept;
-    json_rows.push_back(j);
-  }
-  std::ofstream(prefix + ".csv") << csv.str();
-  write_json_file(prefix + ".json",
-                  Json{{"sweep", spec.name}, {"spec", spec.file}, {"axes", spec.axis_keys}, {"rows", json_rows}});
-}
-
 std::string duration_text(double seconds) {
   const auto s = static_cast<int64_t>(seconds + 0.5);
   char text[32];
@@ -246,107 +156,111 @@ SweepRow run_sweep_point(const SweepSpec& spec, const SweepPoint& point, const s
   return row;
 }
 
-SweepOutcome run_sweep(const SweepOptions& options, std::ostream& progress) {
-  const SweepSpec spec = read_sweep_spec(options.spec);
-  SweepOutcome outcome;
-  outcome.out_prefix = options.out_prefix.empty() ? spec.name : options.out_prefix;
-  for (const char* ext : {".jsonl", ".csv", ".json"}) check_output_file(outcome.out_prefix + ext, "--output");
-  outcome.points = spec.points.size();
-  const int workers =
-      options.workers > 0 ? options.workers : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-
-  const std::string journal_path = outcome.out_prefix + ".jsonl";
-  std::map<std::string, SweepRow> done = read_journal(journal_path);
-  std::vector<const SweepPoint*> todo;
-  for (const auto& p : spec.points) {
-    const auto it = done.find(p.hash);
-    if (it != done.end() && it->second.status == "ok") {
-      ++outcome.skipped;
-    } else {
-      todo.push_back(&p);
-    }
-  }
-  const fs::path scratch = fs::temp_directory_path() / ("spyre-sweep-" + std::to_string(::getpid()));
-  fs::create_directories(scratch);
+std::vector<SweepRow> run_sweep_points(const SweepSpec& spec, const std::vector<const SweepPoint*>& points,
+                                       const std::string& journal_path, int workers, const std::string& arch_path,
+                                       bool progress_bar, std::ostream& progress) {
+  std::vector<SweepRow> finished_rows;
+  if (points.empty()) return finished_rows;
   std::ofstream journal(journal_path, std::ios::app);
   if (!journal) fail(journal_path, "", "cannot append to the sweep's journal");
+  const fs::path scratch = fs::temp_directory_path() / ("spyre-sweep-" + std::to_string(::getpid()));
+  fs::create_directories(scratch);
 
   const auto start = Clock::now();
-  size_t next = 0, finished = 0;
-  std::map<pid_t, const SweepPoint*> running;
   auto report_progress = [&](const SweepRow& row) {
+    const size_t finished = finished_rows.size();
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    const double eta =
-        finished == 0 ? 0 : elapsed / static_cast<double>(finished) * static_cast<double>(todo.size() - finished);
-    if (options.progress_bar) {
-      const int width = 30, filled = static_cast<int>(width * finished / std::max<size_t>(1, todo.size()));
+    const double eta = elapsed / static_cast<double>(finished) * static_cast<double>(points.size() - finished);
+    if (progress_bar) {
+      const int width = 30, filled = static_cast<int>(width * finished / points.size());
       progress << "\r[" << std::string(static_cast<size_t>(filled), '#')
-               << std::string(static_cast<size_t>(width - filled), '.') << "] " << finished << "/" << todo.size()
+               << std::string(static_cast<size_t>(width - filled), '.') << "] " << finished << "/" << points.size()
                << "  elapsed " << duration_text(elapsed) << "  eta " << duration_text(eta) << std::flush;
-      if (finished == todo.size()) progress << "\n";
+      if (finished == points.size()) progress << "\n";
     } else {
-      progress << "[" << finished << "/" << todo.size() << "] " << describe_point(row) << " " << row.status
-               << (row.error.empty() ? "" : ": " + row.error) << " (" << number_text(row.wall_s * 1000) << " ms, eta "
-               << duration_text(eta) << ")\n";
+      progress << "[" << finished << "/" << points.size() << "] " << describe_sweep_row(row) << " " << row.status
+               << (row.error.empty() ? "" : ": " + row.error) << " ("
+               << static_cast<int64_t>(std::llround(row.wall_s * 1000)) << " ms, eta " << duration_text(eta) << ")\n"
+               << std::flush;
     }
   };
-  while (next < todo.size() || !running.empty()) {
-    while (running.size() < static_cast<size_t>(workers) && next < todo.size()) {
-      const SweepPoint* point = todo[next++];
-      std::cout.flush();
-      progress.flush();
-      const pid_t pid = ::fork();
-      if (pid < 0) fail("", "sweep", "cannot start a worker process");
-      if (pid == 0) {
-        // The worker: one point, its row in a file, and out without the parent's exit handlers.
-        const SweepRow row = run_sweep_point(spec, *point, options.arch_path, scratch.string());
-        const fs::path file = scratch / (point->hash + ".row");
-        std::ofstream(file.string() + ".tmp") << row_to_json(row).dump() << "\n";
-        fs::rename(file.string() + ".tmp", file);
-        ::_exit(0);
-      }
-      running[pid] = point;
-    }
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) break;
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const SweepPoint* point = it->second;
-    running.erase(it);
-    SweepRow row;
-    const fs::path file = scratch / (point->hash + ".row");
-    std::ifstream in(file);
-    std::string line;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && std::getline(in, line)) {
-      row = row_from_json(Json::parse(line));
-    } else {
-      row.point = point->index;
-      row.hash = point->hash;
-      row.run = spec.runs[point->run].name;
-      row.values = point->values;
-      row.status = "error";
-      row.error = WIFSIGNALED(status)
-                      ? "internal error: the worker died of signal " + std::to_string(WTERMSIG(status))
-                      : "internal error: the worker exited with status " + std::to_string(WEXITSTATUS(status));
-    }
-    fs::remove(file);
-    journal << row_to_json(row).dump() << "\n" << std::flush;
-    done[row.hash] = row;
-    ++finished;
-    ++outcome.ran;
-    report_progress(row);
-  }
+  WorkerPoolOptions pool;
+  pool.workers = workers;
+  run_in_worker_pool(
+      points.size(), pool,
+      [&](size_t i) {
+        return sweep_row_to_json(run_sweep_point(spec, *points[i], arch_path, scratch.string())).dump();
+      },
+      [&](size_t i, const std::string* line, const std::string& failure) {
+        SweepRow row = sweep_row_of(spec, *points[i]);
+        if (line != nullptr) {
+          row = sweep_row_from_json(Json::parse(*line));
+        } else {
+          row.status = "error";
+          row.error = failure;
+        }
+        append_sweep_row(journal, row);
+        finished_rows.push_back(row);
+        report_progress(row);
+      });
   std::error_code ignored;
   fs::remove_all(scratch, ignored);
+  return finished_rows;
+}
 
-  for (const auto& p : spec.points) {
-    SweepRow row = done.at(p.hash);
-    row.point = p.index;  // the point's place in this spec, whatever it was when it ran
-    if (row.status != "ok") outcome.failures.push_back(describe_point(row) + ": " + row.error);
-    outcome.rows.push_back(std::move(row));
+std::string sweep_prefix(const SweepOptions& options, const SweepSpec& spec) {
+  const std::string prefix = options.out_prefix.empty() ? spec.name : options.out_prefix;
+  for (const char* ext : {".jsonl", ".csv", ".json"}) {
+    std::error_code ec;
+    if (fs::equivalent(prefix + ext, options.spec, ec))
+      fail(options.spec, "--output",
+           "the results " + prefix + ext + " would overwrite the spec; give another --output");
+    check_output_file(prefix + ext, "--output");
   }
-  write_results(spec, outcome.rows, outcome.out_prefix);
+  return prefix;
+}
+
+namespace {
+
+SweepOutcome write_outcome(const SweepSpec& spec, const std::string& prefix,
+                           const std::map<std::string, SweepRow>& results) {
+  SweepOutcome outcome;
+  outcome.out_prefix = prefix;
+  outcome.points = spec.points.size();
+  outcome.rows = write_sweep_results(spec, results, prefix);
+  for (const auto& row : outcome.rows) {
+    if (row.status != "ok") outcome.failures.push_back(describe_sweep_row(row) + ": " + row.error);
+  }
+  return outcome;
+}
+
+}  // namespace
+
+SweepOutcome run_sweep(const SweepOptions& options, std::ostream& progress) {
+  const SweepSpec spec = read_sweep_spec(options.spec);
+  const std::string prefix = sweep_prefix(options, spec);
+  std::map<std::string, SweepRow> results = read_sweep_results(prefix);
+  std::vector<const SweepPoint*> todo;
+  for (const auto& p : spec.points) {
+    const auto it = results.find(p.hash);
+    if (it == results.end() || it->second.status != "ok") todo.push_back(&p);
+  }
+  const int workers =
+      options.workers > 0 ? options.workers : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const auto rows =
+      run_sweep_points(spec, todo, prefix + ".jsonl", workers, options.arch_path, options.progress_bar, progress);
+  for (const auto& row : rows) results[row.hash] = row;
+  SweepOutcome outcome = write_outcome(spec, prefix, results);
+  outcome.ran = rows.size();
+  outcome.skipped = spec.points.size() - todo.size();
+  return outcome;
+}
+
+SweepOutcome collect_sweep(const SweepOptions& options) {
+  const SweepSpec spec = read_sweep_spec(options.spec);
+  const std::string prefix = sweep_prefix(options, spec);
+  SweepOutcome outcome = write_outcome(spec, prefix, read_sweep_results(prefix));
+  outcome.skipped = outcome.points;
   return outcome;
 }
 

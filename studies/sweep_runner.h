@@ -7,25 +7,14 @@
 // order, whatever order they finished in.
 
 #include <cstddef>
-#include <map>
 #include <ostream>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "studies/sweep_results.h"
 #include "studies/sweep_spec.h"
 
 namespace spyre::studies {
-
-struct SweepRow {
-  size_t point = 0;
-  std::string hash, run;
-  std::vector<std::pair<std::string, std::string>> values;  // the point's axis values
-  std::string status = "ok";                                // ok | error
-  std::string error;                                        // the one-line message
-  std::map<std::string, double> metrics;                    // sweep_metric_names()
-  double wall_s = 0;
-};
 
 struct SweepOptions {
   std::string spec;
@@ -46,7 +35,23 @@ struct SweepOutcome {
 SweepRow run_sweep_point(const SweepSpec& spec, const SweepPoint& point, const std::string& arch_path,
                          const std::string& scratch_dir);
 
+// Runs the points, each in a forked worker, `workers` at a time; appends
+// each row to the journal as it finishes and reports progress. Returns the
+// rows in the order they finished.
+std::vector<SweepRow> run_sweep_points(const SweepSpec& spec, const std::vector<const SweepPoint*>& points,
+                                       const std::string& journal_path, int workers, const std::string& arch_path,
+                                       bool progress_bar, std::ostream& progress);
+
 // Throws SpyreError for a bad spec or output path (before anything runs).
 SweepOutcome run_sweep(const SweepOptions& options, std::ostream& progress);
+
+// Writes PREFIX.csv and PREFIX.json from what the journals hold (local rows
+// and Slurm shards) without running anything; points that have not run are
+// "missing" rows and count as failures.
+SweepOutcome collect_sweep(const SweepOptions& options);
+
+// The results prefix of the options (the spec's name when not given), its
+// three files checked as writable. Throws SpyreError.
+std::string sweep_prefix(const SweepOptions& options, const SweepSpec& spec);
 
 }  // namespace spyre::studies

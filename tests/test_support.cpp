@@ -61,9 +61,11 @@ std::vector<float> random_values(size_t count, uint32_t seed, float lo, float hi
   return v;
 }
 
-CliResult run_cli(const std::string& arguments) {
+CliResult run_cli(const std::string& arguments) { return run_shell(std::string(SPYRE_SIM_BINARY) + " " + arguments); }
+
+CliResult run_shell(const std::string& command_line) {
   CliResult result;
-  const std::string command = std::string(SPYRE_SIM_BINARY) + " " + arguments + " 2>&1";
+  const std::string command = command_line + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return result;
   char buffer[4096];

@@ -53,5 +53,7 @@ struct CliResult {
   std::string output;  // stdout and stderr together
 };
 CliResult run_cli(const std::string& arguments);
+// A shell command line, its stdout and stderr together.
+CliResult run_shell(const std::string& command_line);
 
 }  // namespace spyre::test

@@ -152,5 +152,57 @@ TEST(Sweep, KilledHalfWayAReRunFinishesOnlyTheMissingPoints) {
   EXPECT_TRUE(rest.failures.empty());
 }
 
+// The default prefix is the spec's name: beside a spec called NAME.json the
+// results would overwrite it, so that is refused before anything runs.
+TEST(Sweep, ResultsNeverOverwriteTheSpec) {
+  TempDir dir;
+  test::write_text(dir.file("t.json"), std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}]})");
+  const auto r = test::run_shell("cd " + dir.path() + " && " + SPYRE_SIM_BINARY + " sweep t.json");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.output,
+            "spyre-sim: error: t.json: --output: the results t.json would overwrite the spec; give another "
+            "--output\n");
+  EXPECT_NE(test::read_text(dir.file("t.json")).find("\"runs\""), std::string::npos);
+}
+
+// Collecting before anything ran: every point is a "missing" row, named as
+// such, and the exit status says the results are incomplete.
+TEST(Sweep, CollectMarksPointsWithoutResultsMissing) {
+  TempDir dir;
+  const std::string spec = write_spec(dir, std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}],
+    "axes": [{"key": "clock_ghz", "values": [1, 2]}]})");
+  const auto r = test::run_cli("sweep " + spec + " -o " + dir.file("r") + " --collect");
+  EXPECT_EQ(r.exit_code, 6) << r.output;
+  EXPECT_NE(r.output.find("2 points: 0 failed, 2 without a result yet"), std::string::npos) << r.output;
+  const std::string csv = test::read_text(dir.file("r.csv"));
+  EXPECT_NE(csv.find("\n0,add,1,missing,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,add,2,missing,"), std::string::npos) << csv;
+}
+
+// `--slurm` where sbatch is missing or refuses the job: one line with the
+// reason (sbatch's own message), and no submission left behind.
+TEST(Sweep, SlurmSubmissionErrorsSayWhatSbatchSaid) {
+  TempDir dir;
+  const std::string spec = write_spec(dir, std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}],
+    "axes": [{"key": "clock_ghz", "values": [1, 2]}]})");
+  const std::string fake_bin = dir.file("bin");
+  std::filesystem::create_directories(fake_bin);
+  test::write_text(fake_bin + "/sbatch",
+                   "#!/bin/sh\necho 'sbatch: error: invalid partition specified: gpu' >&2\nexit 1\n");
+  std::filesystem::permissions(fake_bin + "/sbatch", std::filesystem::perms::owner_all);
+  const std::string sweep = " sweep " + spec + " -o " + dir.file("r") + " --slurm --partition gpu";
+  const auto not_found = test::run_shell("env PATH=/nonexistent " + std::string(SPYRE_SIM_BINARY) + sweep);
+  EXPECT_EQ(not_found.exit_code, 1) << not_found.output;
+  EXPECT_EQ(not_found.output,
+            "spyre-sim: error: sbatch: not found on PATH: `sweep --slurm` runs where Slurm's commands do\n");
+  const auto refused = test::run_shell("env PATH=" + fake_bin + ":/usr/bin:/bin " + SPYRE_SIM_BINARY + sweep);
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_EQ(refused.output, "spyre-sim: error: " + dir.file("r.slurm") +
+                                "/job-1.sh: sbatch: refused the job: sbatch: error: "
+                                "invalid partition specified: gpu\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.slurm/submission-1.json")));
+  EXPECT_NE(test::read_text(dir.file("r.slurm/job-1.sh")).find("#SBATCH --partition=gpu\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace spyre

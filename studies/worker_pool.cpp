@@ -1,0 +1,180 @@
+#include "studies/worker_pool.h"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <iostream>
+#include <vector>
+
+#include "runtime/error.h"
+
+namespace spyre::studies {
+
+namespace {
+
+constexpr size_t kNoJob = SIZE_MAX;
+
+struct Worker {
+  pid_t pid = -1;
+  int to_worker = -1, from_worker = -1;
+  size_t job = kNoJob;  // the job it is running
+  size_t jobs_done = 0;
+  std::string pending;  // what it said of its job so far
+};
+
+bool write_all(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* data, size_t size) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+[[noreturn]] void worker_main(int from_parent, int to_parent, const std::function<std::string(size_t)>& work) {
+  for (uint64_t job = 0; read_all(from_parent, &job, sizeof job);) {
+    const std::string line = work(static_cast<size_t>(job)) + "\n";
+    if (!write_all(to_parent, line.data(), line.size())) break;
+  }
+  ::_exit(0);  // without the parent's exit handlers
+}
+
+Worker start_worker(const std::vector<Worker>& others, const std::function<std::string(size_t)>& work) {
+  int down[2], up[2];
+  if (::pipe(down) != 0) fail("", "sweep", "cannot create a pipe to a worker process");
+  if (::pipe(up) != 0) {
+    ::close(down[0]);
+    ::close(down[1]);
+    fail("", "sweep", "cannot create a pipe to a worker process");
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = ::fork();
+  if (pid < 0) fail("", "sweep", "cannot start a worker process");
+  if (pid == 0) {
+    ::signal(SIGPIPE, SIG_DFL);
+    ::close(down[1]);
+    ::close(up[0]);
+    for (const auto& w : others) {  // the other workers' pipes are not this one's
+      if (w.pid > 0) {
+        ::close(w.to_worker);
+        ::close(w.from_worker);
+      }
+    }
+    worker_main(down[0], up[1], work);
+  }
+  ::close(down[0]);
+  ::close(up[1]);
+  Worker w;
+  w.pid = pid;
+  w.to_worker = down[1];
+  w.from_worker = up[0];
+  return w;
+}
+
+// Closes its pipes and reaps it; returns how it ended, for a failed job.
+std::string stop_worker(Worker& w) {
+  ::close(w.to_worker);
+  ::close(w.from_worker);
+  int status = 0;
+  while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  w.pid = -1;
+  if (WIFSIGNALED(status)) return "internal error: the worker died of signal " + std::to_string(WTERMSIG(status));
+  return "internal error: the worker exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+}  // namespace
+
+void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std::function<std::string(size_t)>& work,
+                        const std::function<void(size_t, const std::string*, const std::string&)>& done) {
+  // A worker that dies makes writing to its pipe fail, not end this process.
+  struct sigaction ignore {
+  }, previous{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &previous);
+  std::vector<Worker> workers(static_cast<size_t>(std::max(1, options.workers)));
+  size_t next = 0, running = 0;
+  // Gives the worker its next job, starting or replacing it as needed; leaves it stopped when none is left.
+  auto assign = [&](Worker& w) {
+    if (w.pid > 0 && (next >= jobs || w.jobs_done >= options.jobs_per_worker)) stop_worker(w);
+    while (next < jobs) {
+      if (w.pid <= 0) w = start_worker(workers, work);
+      const uint64_t job = next++;
+      w.pending.clear();
+      if (write_all(w.to_worker, &job, sizeof job)) {
+        w.job = job;
+        ++running;
+        return;
+      }
+      done(job, nullptr, stop_worker(w));  // it died before it could take the job
+    }
+  };
+  for (auto& w : workers) assign(w);
+  while (running > 0) {
+    std::vector<pollfd> fds;
+    std::vector<Worker*> owners;
+    for (auto& w : workers) {
+      if (w.pid > 0 && w.job != kNoJob) {
+        fds.push_back({w.from_worker, POLLIN, 0});
+        owners.push_back(&w);
+      }
+    }
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      fail("", "sweep", "cannot wait for the worker processes");
+    }
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      Worker& w = *owners[i];
+      char buffer[4096];
+      const ssize_t n = ::read(w.from_worker, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n > 0) {
+        w.pending.append(buffer, static_cast<size_t>(n));
+        const auto end = w.pending.find('\n');
+        if (end == std::string::npos) continue;
+        const std::string line = w.pending.substr(0, end);
+        const size_t job = w.job;
+        w.job = kNoJob;
+        ++w.jobs_done;
+        --running;
+        done(job, &line, "");
+        assign(w);
+      } else {
+        const size_t job = w.job;
+        const std::string failure = stop_worker(w);
+        w.job = kNoJob;
+        --running;
+        done(job, nullptr, failure);
+        assign(w);
+      }
+    }
+  }
+  for (auto& w : workers) {
+    if (w.pid > 0) stop_worker(w);
+  }
+  ::sigaction(SIGPIPE, &previous, nullptr);
+}
+
+}  // namespace spyre::studies
