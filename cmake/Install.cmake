@@ -10,6 +10,8 @@ install(TARGETS ${spyre_libraries} spyre_systemc EXPORT spyre_simTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${SPYRE_INSTALL_INCLUDEDIR})
 install(TARGETS spyre-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The sweep plotter (docs/sweep.md), as a command beside spyre-sim.
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/plot_sweep.py DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME spyre-sim-plot)
 foreach(dir runtime compiler sim studies)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${SPYRE_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.h")

@@ -7,7 +7,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "sim/report/run_report.h"
 #include "sim/run_bundle.h"
 #include "sim/run_kernel_cache.h"
+#include "studies/sweep_runner.h"
 #include "studies/validate_splits.h"
 
 namespace py = pybind11;
@@ -187,6 +190,34 @@ py::dict validate(const std::string& table, const Strings& where, const std::str
   return to_python(v.report);
 }
 
+py::dict sweep(const std::string& spec, const std::string& output, int workers, const std::string& arch, bool collect,
+               bool progress) {
+  spyre::studies::SweepOptions o;
+  o.spec = spec;
+  o.out_prefix = output;
+  o.workers = workers;
+  o.arch_path = arch;
+  spyre::studies::SweepOutcome outcome;
+  {
+    // The workers are forked processes that never touch Python.
+    py::gil_scoped_release release;
+    std::ostringstream quiet;
+    outcome = collect ? spyre::studies::collect_sweep(o)
+                      : spyre::studies::run_sweep(o, progress ? static_cast<std::ostream&>(std::cerr) : quiet);
+  }
+  py::list rows;
+  for (const auto& row : outcome.rows) rows.append(to_python(spyre::studies::sweep_row_to_json(row)));
+  py::dict result;
+  result["points"] = outcome.points;
+  result["ran"] = outcome.ran;
+  result["skipped"] = outcome.skipped;
+  result["failures"] = outcome.failures;
+  result["csv"] = outcome.out_prefix + ".csv";
+  result["json"] = outcome.out_prefix + ".json";
+  result["rows"] = rows;
+  return result;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(spyre_sim, m) {
@@ -213,6 +244,11 @@ PYBIND11_MODULE(spyre_sim, m) {
   m.def("validate", &validate, "Run a table of measured kernels (splits.csv columns); the report as a dict",
         py::arg("table"), py::kw_only(), py::arg("where") = Strings{}, py::arg("arch") = "", py::arg("set") = Strings{},
         py::arg("warmup") = 1);
+  m.def("sweep", &sweep,
+        "Run a sweep spec locally (or collect its Slurm shards); results in OUTPUT.csv/.json and as dicts; "
+        "finished points of an earlier run are skipped",
+        py::arg("spec"), py::kw_only(), py::arg("output") = "", py::arg("workers") = 0, py::arg("arch") = "",
+        py::arg("collect") = false, py::arg("progress") = false);
   m.def(
       "workloads",
       [] {

@@ -11,6 +11,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 ln -s "$build" "$scratch/build"
 ln -s "$root/models" "$scratch/models"
+ln -s "$root/scripts" "$scratch/scripts"
 cd "$scratch"
 count=0
 while IFS= read -r command; do
@@ -22,7 +23,7 @@ while IFS= read -r command; do
   fi
   echo "ok  $command"
 done < <(awk '/^## Using it/ { section = 1 } section && /^```/ { fence++; next } section && fence == 1' \
-  "$root/README.md" | grep '^build/spyre-sim' | sed 's/  *#.*$//')
+  "$root/README.md" | grep -E '^(build/spyre-sim|scripts/)' | sed 's/  *#.*$//')
 [ "$count" -gt 0 ] || { echo "no commands found in README.md's 'Using it' block" >&2; exit 1; }
 # The Python example, where the build made the module.
 if ls "$build"/python/spyre_sim*.so >/dev/null 2>&1; then

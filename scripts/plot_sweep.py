@@ -148,7 +148,14 @@ def line_plot(rows, axes, units, args, path):
         ax.set_xscale("log", base=2)
     if args.logy:
         ax.set_yscale("log")
-    format_axis(ax.xaxis, args.x, units)
+    elif args.yzero:
+        ax.set_ylim(bottom=0)
+    xs = sorted({p[0] for points in lines.values() for p in points if isinstance(p[0], float)})
+    if args.logx and 0 < len(xs) <= 12:  # a few swept values: ticks at them, not at powers of two
+        ax.set_xticks(xs, [human_bytes(v) if "bytes" in units.get(args.x, "") else text(v) for v in xs])
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    else:
+        format_axis(ax.xaxis, args.x, units)
     format_axis(ax.yaxis, args.y, units)
     if multiple_runs or args.hue:
         ax.legend(fontsize="small")
@@ -195,6 +202,7 @@ def main(argv):
     parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE", help="only points with this value")
     parser.add_argument("--logx", action="store_true", help="x on a log2 scale")
     parser.add_argument("--logy", action="store_true", help="y on a log scale")
+    parser.add_argument("--yzero", action="store_true", help="y from zero (small differences stay small)")
     parser.add_argument("--title", help="the figure's title (default: the sweep's name and run)")
     parser.add_argument("-o", "--output", required=True, help="the figure: .png, .svg or .pdf")
     args = parser.parse_args(argv)

@@ -210,6 +210,9 @@ std::vector<SweepRow> run_sweep_points(const SweepSpec& spec, const std::vector<
 
 std::string sweep_prefix(const SweepOptions& options, const SweepSpec& spec) {
   const std::string prefix = options.out_prefix.empty() ? spec.name : options.out_prefix;
+  const fs::path folder = fs::path(prefix).parent_path();
+  std::error_code made;
+  if (!folder.empty() && !fs::exists(folder, made)) fs::create_directories(folder, made);  // as compile's -o
   for (const char* ext : {".jsonl", ".csv", ".json"}) {
     std::error_code ec;
     if (fs::equivalent(prefix + ext, options.spec, ec))

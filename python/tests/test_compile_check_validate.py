@@ -66,3 +66,22 @@ def test_validate_ranks_measured_splits():
     assert all(r["simulated_us"] > 0 for r in report["rows"])
     with pytest.raises(spyre_sim.SpyreError, match="where"):
         spyre_sim.validate(str(SOURCE / "models" / "calibration" / "granite_matmul" / "splits.csv"), where=["nope=1"])
+
+
+def test_sweep_runs_a_grid_and_resumes(tmp_path):
+    spec = tmp_path / "spec.json"
+    spec.write_text(
+        '{"name": "bw", "runs": [{"name": "add", "bundle": "%s"}],'
+        ' "axes": [{"key": "lpddr5.read_gbps", "values": [50, 100, 200]}]}' % (CLI_EXAMPLES / "add")
+    )
+    result = spyre_sim.sweep(str(spec), output=str(tmp_path / "r"), workers=2)
+    assert (result["points"], result["ran"], result["failures"]) == (3, 3, [])
+    latencies = [row["metrics"]["latency_us"] for row in result["rows"]]
+    assert latencies[0] > latencies[1] > latencies[2]  # more bandwidth, less time
+    assert [row["values"]["lpddr5.read_gbps"] for row in result["rows"]] == ["50", "100", "200"]
+    assert (tmp_path / "r.csv").read_text().startswith("point,run,lpddr5.read_gbps,status,latency_us")
+    again = spyre_sim.sweep(str(spec), output=str(tmp_path / "r"))
+    assert (again["ran"], again["skipped"]) == (0, 3)
+    with pytest.raises(spyre_sim.SpyreError, match=r"\$\.axes\[0\]\.key: unknown key"):
+        spec.write_text('{"runs": [{"workload": "exp"}], "axes": [{"key": "nope", "values": [1]}]}')
+        spyre_sim.sweep(str(spec), output=str(tmp_path / "bad"))

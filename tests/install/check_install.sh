@@ -9,7 +9,7 @@ build=$(cd "${1:?usage: check_install.sh BUILD_DIR}" && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
-for f in bin/spyre-sim include/spyre-sim/sim/run_bundle.h share/spyre-sim/models/arch/spyre.json \
+for f in bin/spyre-sim bin/spyre-sim-plot include/spyre-sim/sim/run_bundle.h share/spyre-sim/models/arch/spyre.json \
   lib/cmake/spyre_sim/spyre_simConfig.cmake; do
   [ -e "$scratch/prefix/$f" ] || { echo "not installed: $f" >&2; exit 1; }
 done
