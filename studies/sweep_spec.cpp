@@ -11,6 +11,7 @@
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
 #include "runtime/text.h"
+#include "studies/yaml_file.h"
 
 namespace fs = std::filesystem;
 
@@ -127,7 +128,7 @@ const std::vector<std::string>& sweep_metric_names() {
 }
 
 SweepSpec read_sweep_spec(const std::string& path) {
-  const Json json = read_json_file(path);
+  const Json json = is_yaml_file(path) ? read_yaml_file(path) : read_json_file(path);
   const JsonNode root(json, path, "$");
   if (!root.is_object()) root.error("a sweep spec is a JSON object");
   SweepSpec spec;

@@ -74,6 +74,43 @@ TEST(SweepSpec, BadSpecsNameThePathAndTheReason) {
             ": $.runs[0]: give exactly one of \"bundle\", \"graph\", \"workload\"");
 }
 
+// A YAML spec is the same spec: the same points, values and hashes as its
+// JSON twin; its errors name the same $.paths, or the line of bad YAML.
+TEST(SweepSpec, YamlSpecsReadAsTheirJsonTwins) {
+  TempDir dir;
+  test::write_text(dir.file("s.json"), R"({"name": "s", "runs": [{"name": "exp", "workload": "exp", "shape": "64x64",
+      "params": {"dim": 1}, "lx_planning": true}],
+    "axes": [{"key": "clock_ghz", "values": [1, 1.5]}, {"key": "compile.split", "values": ["out=0:2"]}]})");
+  test::write_text(dir.file("s.yaml"),
+                   "# a comment\nname: s\nruns:\n  - name: exp\n    workload: exp\n"
+                   "    shape: \"64x64\"\n    params: {dim: 1}\n    lx_planning: true\n"
+                   "axes:\n  - {key: clock_ghz, values: [1, 1.5]}\n"
+                   "  - {key: compile.split, values: ['out=0:2']}\n");
+  const auto json = read_sweep_spec(dir.file("s.json"));
+  const auto yaml = read_sweep_spec(dir.file("s.yaml"));
+  ASSERT_EQ(yaml.points.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(yaml.points[i].values, json.points[i].values);
+    EXPECT_EQ(yaml.points[i].hash, json.points[i].hash);
+  }
+  test::write_text(dir.file("bad.yaml"), "runs:\n  - workload: exp\naxes: [{key: clock_ghz, values: [1, 2]}\n");
+  EXPECT_EQ(test::error_of([&] { read_sweep_spec(dir.file("bad.yaml")); }).substr(dir.file("bad.yaml").size()),
+            ": line 4, column 1: end of sequence flow not found");
+  test::write_text(dir.file("schema.yaml"), "runs:\n  - workload: exp\naxes:\n  - {key: clock_ghz, values: yes}\n");
+  EXPECT_EQ(test::error_of([&] { read_sweep_spec(dir.file("schema.yaml")); }).substr(dir.file("schema.yaml").size()),
+            ": $.axes[0].values: expected an array or object");
+  test::write_text(dir.file("laughs.yaml"),
+                   "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, "
+                   "*a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+                   "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+                   "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+                   "f: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n");
+  EXPECT_NE(test::error_of([&] {
+              read_sweep_spec(dir.file("laughs.yaml"));
+            }).find("expands to more than 1000000 values (aliases?)"),
+            std::string::npos);
+}
+
 // A grid over bandwidth and cores: every row ran, slower memory is slower,
 // the results are in point order and a re-run runs nothing.
 TEST(Sweep, RowsPerPointAndAReRunSkipsThem) {
