@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -21,9 +23,11 @@
 #include "runtime/error.h"
 #include "runtime/hazard.h"
 #include "runtime/text.h"
+#include "runtime/user_files.h"
 #include "sim/run_bundle.h"
 #include "sim/run_kernel_cache.h"
 #include "studies/study_softmax_lx.h"
+#include "studies/study_splits.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_slurm.h"
 #include "studies/validate_splits.h"
@@ -309,28 +313,78 @@ Subcommand add_plan(CLI::App& app) {
           }};
 }
 
+// `study splits`: the matmul shape, MxKxN or BxMxKxN as `compile --shape` takes it.
+spyre::studies::MatmulShape matmul_study_shape(const std::string& text) {
+  const auto sizes = spyre::compiler::parse_shape(text);
+  if (sizes.size() == 3) return {1, sizes[0], sizes[1], sizes[2]};
+  if (sizes.size() == 4) return {sizes[0], sizes[1], sizes[2], sizes[3]};
+  throw spyre::SpyreError("--shape " + text + ": study splits takes M x K x N (matmul) or B x M x K x N (bmm)");
+}
+
+int run_split_study(spyre::studies::SplitStudyOptions splits, const ArchOptions& arch, const std::string& shape,
+                    std::optional<int> cores, int warmup, const std::string& csv, bool quiet) {
+  if (shape.empty()) throw spyre::SpyreError("study splits: --shape is required (M x K x N or B x M x K x N)");
+  if (!csv.empty()) spyre::check_output_file(csv, "--csv");
+  arch.apply_to(splits);
+  splits.shape = matmul_study_shape(shape);
+  if (cores) splits.max_cores = *cores;
+  splits.warmup = warmup;
+  const auto study = spyre::studies::run_split_study(splits);
+  if (!quiet) std::cout << spyre::studies::split_study_table(study);
+  if (!csv.empty()) {
+    std::ofstream out(csv);
+    out << spyre::studies::split_study_csv(study);
+    if (!out) spyre::fail(csv, "--csv", "cannot be written");
+  }
+  return kOk;
+}
+
 Subcommand add_study(CLI::App& app) {
   struct Options {
     spyre::studies::SoftmaxStudyOptions study;
+    spyre::studies::SplitStudyOptions splits;
     ArchOptions arch;
-    std::string name, shape;
+    std::string name, shape, csv;
+    std::optional<int> cores;
     bool quiet = false;
   };
   auto o = std::make_shared<Options>();
   auto& study = o->study;
-  auto* cmd = app.add_subcommand(
-      "study", "Compile and run a workload several ways and compare (softmax-lx: the seed's LX stages)");
-  cmd->add_option("name", o->name, "Study to run")->required()->check(CLI::IsMember({"softmax-lx"}));
-  cmd->add_option("--shape", o->shape, "M x N of the fp16 softmax input (default 512x1024)");
-  cmd->add_option("--cores", study.multi_cores, "Cores of the multi-core row")->capture_default_str();
-  cmd->add_option("--solver", study.solver, "LX solver: " + solver_list())->capture_default_str();
+  auto* cmd = app.add_subcommand("study",
+                                 "Compile and run a workload several ways and compare (softmax-lx: the seed's LX "
+                                 "stages; splits: every core split of a matmul)");
+  cmd->add_option("name", o->name, "Study to run: softmax-lx or splits")
+      ->required()
+      ->check(CLI::IsMember({"softmax-lx", "splits"}));
+  cmd->add_option("--shape", o->shape,
+                  "softmax-lx: M x N of the fp16 softmax input (default 512x1024); splits: M x K x N (matmul) or "
+                  "B x M x K x N (bmm), as compile --shape");
+  cmd->add_option("--cores", o->cores,
+                  "softmax-lx: cores of the multi-core row (default 4); splits: the most cores a split may use "
+                  "(default 32)")
+      ->check(CLI::Range(1, 1024));
+  auto* solver = cmd->add_option("--solver", study.solver, "softmax-lx: LX solver: " + solver_list());
   add_arch_options(cmd, o->arch);
-  cmd->add_option("--report", study.report_path, "Write the rows as JSON here");
-  add_warmup_option(cmd, study.warmup, "the seed measured after warm-up");
+  auto* report = cmd->add_option("--report", study.report_path, "softmax-lx: write the rows as JSON here");
+  auto* csv = cmd->add_option("--csv", o->csv, "splits: write every split's row as CSV here");
+  auto* workers = cmd->add_option("-j,--workers", o->splits.workers, "splits: worker processes (default: the cores)")
+                      ->check(CLI::Range(1, 1024));
+  add_warmup_option(cmd, study.warmup, "the seed measured after warm-up; profilers time repeated runs");
   cmd->add_flag("--quiet", o->quiet, "Do not print the table");
-  return {cmd, [o] {
+  return {cmd, [o, solver, report, csv, workers] {
             auto& study = o->study;
+            const bool splits = o->name == "splits";
+            for (const auto* option : {solver, report}) {
+              if (splits && option->count() > 0)
+                throw spyre::SpyreError(option->get_name() + ": only for study softmax-lx");
+            }
+            for (const auto* option : {csv, workers}) {
+              if (!splits && option->count() > 0)
+                throw spyre::SpyreError(option->get_name() + ": only for study splits");
+            }
+            if (splits) return run_split_study(o->splits, o->arch, o->shape, o->cores, study.warmup, o->csv, o->quiet);
             o->arch.apply_to(study);
+            if (o->cores) study.multi_cores = *o->cores;
             if (!o->shape.empty()) {
               const auto sizes = spyre::compiler::parse_shape(o->shape);
               if (sizes.size() != 2) throw spyre::SpyreError("--shape " + o->shape + ": the study takes M x N");

@@ -19,6 +19,7 @@
 #include "runtime/text.h"
 #include "runtime/user_files.h"
 #include "sim/run_bundle.h"
+#include "studies/matmul_split.h"
 #include "studies/scratch_dir.h"
 
 namespace spyre::studies {
@@ -83,31 +84,16 @@ std::string row_bundle(const CsvTable& table, size_t row) {
 
 // Compiles the row's shape with its split into `dir`.
 void compile_row(const CsvTable& table, size_t row, const DeviceLimits& device, const std::string& dir) {
-  const int64_t b = table.integer(row, "B", 1), m = table.integer(row, "M", 1), n = table.integer(row, "N", 1),
-                k = table.integer(row, "K", 1);
-  const std::vector<std::pair<std::string, std::string>> dims = {
-      {"x", "split_b"}, {"mb", "split_m"}, {"out", "split_n"}, {"in", "split_k"}};
-  compiler::CompileOptions options;
-  options.device = device;
-  int64_t cores = 1;
-  std::string split = "c=";
-  for (const auto& [dim, column] : dims) {
-    const int64_t s = table.integer(row, column, 1);
-    cores *= s;
-    if (s > 1) split += (split.size() > 2 ? "," : "") + dim + ":" + std::to_string(s);
-  }
-  if (b == 1 && table.integer(row, "split_b", 1) > 1) table.fail_cell(row, "split_b", "B is 1: nothing to split");
-  if (cores > device.cores)
-    table.fail_cell(row, "split_b",
-                    "the splits use " + std::to_string(cores) + " cores; the card has " + std::to_string(device.cores));
-  options.cores = static_cast<int>(cores);
-  if (split.size() > 2) compiler::parse_split_override(split, options);
-  compiler::WorkloadParams params;
-  params.dtype = compiler::DType::F16;
-  params.shape = b > 1 ? std::vector<int64_t>{b, m, k, n} : std::vector<int64_t>{m, k, n};
-  const compiler::Graph model = compiler::build_workload(b > 1 ? "bmm" : "matmul", params);
-  const compiler::Graph compiled = compiler::compile(model, options);
-  compiler::write_program_dir(dir, compiler::program_files(compiled, compiler::resolve_options(options)));
+  const MatmulShape shape{table.integer(row, "B", 1), table.integer(row, "M", 1), table.integer(row, "K", 1),
+                          table.integer(row, "N", 1)};
+  const MatmulSplit split{table.integer(row, "split_b", 1), table.integer(row, "split_m", 1),
+                          table.integer(row, "split_n", 1), table.integer(row, "split_k", 1)};
+  if (shape.b == 1 && split.b > 1) table.fail_cell(row, "split_b", "B is 1: nothing to split");
+  if (split.cores() > device.cores)
+    table.fail_cell(
+        row, "split_b",
+        "the splits use " + std::to_string(split.cores()) + " cores; the card has " + std::to_string(device.cores));
+  compile_matmul(shape, &split, split.cores(), device, dir);
 }
 
 std::string shape_name(const CsvTable& table, size_t row) {

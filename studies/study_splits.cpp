@@ -1,0 +1,189 @@
+#include "studies/study_splits.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/arch_config.h"
+#include "runtime/error.h"
+#include "sim/run_bundle.h"
+#include "studies/scratch_dir.h"
+#include "studies/worker_pool.h"
+
+namespace spyre::studies {
+
+namespace {
+
+// One candidate in a worker: compile, run, the row's numbers as a JSON line.
+std::string run_candidate(const SplitStudyOptions& o, const MatmulSplit* split, const DeviceLimits& device,
+                          const std::string& dir) {
+  Json out;
+  try {
+    const MatmulSplit used = compile_matmul(o.shape, split, o.max_cores, device, dir);
+    sim::RunOptions run;
+    run.bundle = dir;
+    run.arch_path = o.arch_path;
+    run.arch_overrides = o.arch_overrides;
+    run.warmup = o.warmup;
+    const sim::RunReport r = sim::run_bundle(run).report;
+    double kernel_us = 0, pt = 0;
+    int64_t lx_peak = 0, busy_cores = 0;
+    for (const auto& k : r.kernels) kernel_us += k.end_us - k.start_us;
+    for (const auto& c : r.cores) {
+      lx_peak = std::max(lx_peak, c.lx_high_water_bytes);
+      if (c.pt_busy_pct + c.sfu_busy_pct + c.dma_in_busy_pct + c.dma_out_busy_pct > 0) {
+        pt += c.pt_busy_pct;
+        ++busy_cores;
+      }
+    }
+    out = {{"split", {used.b, used.m, used.n, used.k}},
+           {"kernel_us", kernel_us},
+           {"hbm_read_bytes", r.hbm_read_bytes},
+           {"hbm_write_bytes", r.hbm_write_bytes},
+           {"dram_read_bytes", r.dram_read_bytes},
+           {"lx_peak_bytes", lx_peak},
+           {"pt_busy_pct", busy_cores > 0 ? pt / static_cast<double>(busy_cores) : 0.0}};
+  } catch (const SpyreError& e) {
+    out = {{"error", e.what()}};
+  } catch (const std::exception& e) {
+    out = {{"error", std::string("internal error: ") + e.what()}};
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  return out.dump();
+}
+
+bool same_split(const MatmulSplit& a, const MatmulSplit& b) {
+  return a.b == b.b && a.m == b.m && a.n == b.n && a.k == b.k;
+}
+
+std::string mb(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", bytes / 1e6);
+  return text;
+}
+
+}  // namespace
+
+SplitStudy run_split_study(const SplitStudyOptions& options) {
+  SplitStudy study;
+  study.options = options;
+  const MatmulShape& s = options.shape;
+  if (s.b < 1 || s.m < 1 || s.k < 1 || s.n < 1) fail("--shape", "", "every dim must be at least 1");
+  if (s.k % 64 != 0 || s.n % 64 != 0)
+    fail("--shape", "",
+         "K and N must be whole 64-element sticks (K " + std::to_string(s.k) + ", N " + std::to_string(s.n) + ")");
+  const DeviceLimits device = load_arch(options.arch_path, options.arch_overrides).limits();
+  if (options.max_cores < 1 || options.max_cores > device.cores)
+    fail("--cores", "", "must be 1.." + std::to_string(device.cores) + " (the card's cores)");
+  const std::vector<MatmulSplit> candidates = matmul_split_candidates(s, options.max_cores);
+
+  // The candidates, then the compiler's own pick (job candidates.size()).
+  ScratchDir scratch("study-splits");
+  WorkerPoolOptions pool;
+  pool.workers = options.workers > 0 ? options.workers : static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<Json> results(candidates.size() + 1);
+  run_in_worker_pool(
+      candidates.size() + 1, pool,
+      [&](size_t i) {
+        return run_candidate(options, i < candidates.size() ? &candidates[i] : nullptr, device,
+                             scratch.file("split" + std::to_string(i)));
+      },
+      [&](size_t i, const std::string* line, const std::string& failure) {
+        results[i] = line != nullptr ? Json::parse(*line) : Json{{"error", failure}};
+      });
+
+  const Json& pick = results.back();
+  if (pick.contains("error"))
+    fail("study splits", "", "the compiler's own work division fails: " + pick.at("error").get<std::string>());
+  const auto parts = pick.at("split");
+  study.compiler_pick = {parts[0].get<int64_t>(), parts[1].get<int64_t>(), parts[2].get<int64_t>(),
+                         parts[3].get<int64_t>()};
+  bool pick_listed = false;
+  for (size_t i = 0; i <= candidates.size(); ++i) {
+    const Json& r = results[i];
+    SplitStudyRow row;
+    row.split = i < candidates.size() ? candidates[i] : study.compiler_pick;
+    row.compiler_pick = same_split(row.split, study.compiler_pick);
+    if (i == candidates.size() && pick_listed) break;  // the pick is already a candidate row
+    pick_listed = pick_listed || row.compiler_pick;
+    if (r.contains("error")) {
+      row.error = r.at("error").get<std::string>();
+    } else {
+      row.kernel_us = r.at("kernel_us").get<double>();
+      row.hbm_read_bytes = r.at("hbm_read_bytes").get<double>();
+      row.hbm_write_bytes = r.at("hbm_write_bytes").get<double>();
+      row.dram_read_bytes = r.at("dram_read_bytes").get<double>();
+      row.lx_peak_bytes = r.at("lx_peak_bytes").get<double>();
+      row.pt_busy_pct = r.at("pt_busy_pct").get<double>();
+    }
+    study.rows.push_back(row);
+  }
+  std::stable_sort(study.rows.begin(), study.rows.end(), [](const SplitStudyRow& a, const SplitStudyRow& b) {
+    if (a.error.empty() != b.error.empty()) return a.error.empty();
+    return a.kernel_us < b.kernel_us;
+  });
+  return study;
+}
+
+std::string split_study_table(const SplitStudy& study) {
+  std::ostringstream out;
+  const auto& o = study.options;
+  out << "study splits: " << (o.shape.batched() ? "bmm " : "matmul ") << o.shape.text()
+      << " (B x M x N x K, fp16), splits b_m_n_k on at most " << o.max_cores << " cores\n";
+  const SplitStudyRow* fastest =
+      study.rows.empty() || !study.rows.front().error.empty() ? nullptr : &study.rows.front();
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-10s %5s %11s %8s %12s %12s %12s %10s %6s\n", "split", "cores", "kernel_us",
+                "vs best", "hbm_read_MB", "hbm_write_MB", "dram_read_MB", "lx_peak_KB", "pt%");
+  out << line;
+  for (const auto& r : study.rows) {
+    const std::string name = r.split.text() + (r.compiler_pick ? " *" : "");
+    if (!r.error.empty()) {
+      out << "  " << name << "  failed: " << r.error << "\n";
+      continue;
+    }
+    std::snprintf(line, sizeof line, "  %-10s %5lld %11.1f %+7.1f%% %12s %12s %12s %10.0f %6.1f\n", name.c_str(),
+                  static_cast<long long>(r.split.cores()), r.kernel_us,
+                  fastest != nullptr ? 100.0 * (r.kernel_us / fastest->kernel_us - 1) : 0.0,
+                  mb(r.hbm_read_bytes).c_str(), mb(r.hbm_write_bytes).c_str(), mb(r.dram_read_bytes).c_str(),
+                  r.lx_peak_bytes / 1024, r.pt_busy_pct);
+    out << line;
+  }
+  const auto pick = std::find_if(study.rows.begin(), study.rows.end(), [](const auto& r) { return r.compiler_pick; });
+  if (fastest != nullptr && pick != study.rows.end() && pick->error.empty()) {
+    std::snprintf(line, sizeof line, "* the compiler's pick: %s, %.1f us: %+.1f%% over the model's fastest, %s\n",
+                  pick->split.text().c_str(), pick->kernel_us, 100.0 * (pick->kernel_us / fastest->kernel_us - 1),
+                  fastest->split.text().c_str());
+    out << line;
+  }
+  out << study.rows.size() << " splits, simulated on the card model (kernel device time, warm-up " << o.warmup
+      << "); docs/calibration.md says how well it ranks splits against the card\n";
+  return out.str();
+}
+
+std::string split_study_csv(const SplitStudy& study) {
+  std::ostringstream out;
+  out << "split,split_b,split_m,split_n,split_k,cores,compiler_pick,kernel_us,hbm_read_bytes,hbm_write_bytes,"
+         "dram_read_bytes,lx_peak_bytes,pt_busy_pct,error\n";
+  for (const auto& r : study.rows) {
+    out << r.split.text() << "," << r.split.b << "," << r.split.m << "," << r.split.n << "," << r.split.k << ","
+        << r.split.cores() << "," << (r.compiler_pick ? 1 : 0) << ",";
+    if (r.error.empty()) {
+      char numbers[256];
+      std::snprintf(numbers, sizeof numbers, "%.4f,%.0f,%.0f,%.0f,%.0f,%.2f,", r.kernel_us, r.hbm_read_bytes,
+                    r.hbm_write_bytes, r.dram_read_bytes, r.lx_peak_bytes, r.pt_busy_pct);
+      out << numbers << "\n";
+    } else {
+      std::string quoted = "\"";
+      for (char c : r.error) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+      out << ",,,,,," << quoted << "\"\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace spyre::studies

@@ -1,0 +1,47 @@
+#pragma once
+// `spyre-sim study splits`: every legal core split of one matmul or batched
+// matmul (matmul_split.h), each compiled and run on the card model, ranked
+// by kernel device time beside its bytes, LX use and engine busy time, with
+// the compiler's own pick marked. The comparison a compiler engineer wants
+// before changing a work-division rule.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "studies/matmul_split.h"
+
+namespace spyre::studies {
+
+struct SplitStudyOptions {
+  MatmulShape shape;
+  int64_t max_cores = 32;
+  std::string arch_path;  // empty: built-in
+  std::vector<std::string> arch_overrides;
+  int warmup = 1;   // as validate: profilers time repeated runs
+  int workers = 0;  // 0: the machine's cores
+};
+
+struct SplitStudyRow {
+  MatmulSplit split;
+  bool compiler_pick = false;  // the split `compile` chooses on max_cores cores
+  std::string error;           // empty: it ran
+  double kernel_us = 0;
+  double hbm_read_bytes = 0, hbm_write_bytes = 0, dram_read_bytes = 0;
+  double lx_peak_bytes = 0;
+  double pt_busy_pct = 0;  // mean over the cores the split uses
+};
+
+struct SplitStudy {
+  SplitStudyOptions options;
+  MatmulSplit compiler_pick;
+  std::vector<SplitStudyRow> rows;  // fastest first; failed candidates last
+};
+
+// Throws SpyreError for a bad shape or arch.
+SplitStudy run_split_study(const SplitStudyOptions& options);
+
+std::string split_study_table(const SplitStudy& study);
+std::string split_study_csv(const SplitStudy& study);
+
+}  // namespace spyre::studies

@@ -1,0 +1,88 @@
+// `spyre-sim study splits`: every legal split of a matmul, each compiled and
+// run, ranked; the compiler's own pick marked; bad shapes refused.
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "e2e_support.h"
+#include "runtime/error.h"
+#include "studies/study_splits.h"
+#include "test_support.h"
+
+namespace spyre::test {
+namespace {
+
+using studies::MatmulShape;
+using studies::MatmulSplit;
+
+std::set<std::string> texts(const std::vector<MatmulSplit>& splits) {
+  std::set<std::string> out;
+  for (const auto& s : splits) out.insert(s.text());
+  return out;
+}
+
+// Divisors of each dim (3 and 6 too), N and K in whole sticks, at most the
+// cores given, fewest cores first.
+TEST(StudySplits, CandidatesAreEveryLegalDivision) {
+  const auto splits = studies::matmul_split_candidates(MatmulShape{1, 6, 128, 192}, 6);
+  // m in {1,2,3,6}, n in {1,3} (192 = 3 sticks), k in {1,2} (128 = 2 sticks), product <= 6.
+  EXPECT_EQ(texts(splits), (std::set<std::string>{"1_1_1_1", "1_2_1_1", "1_3_1_1", "1_6_1_1", "1_1_3_1", "1_2_3_1",
+                                                  "1_1_1_2", "1_2_1_2", "1_3_1_2", "1_1_3_2"}));
+  EXPECT_EQ(splits.front().text(), "1_1_1_1");
+  for (size_t i = 1; i < splits.size(); ++i) EXPECT_LE(splits[i - 1].cores(), splits[i].cores());
+  // The batch splits too, and never past the cores.
+  for (const auto& s : studies::matmul_split_candidates(MatmulShape{4, 64, 256, 256}, 8)) EXPECT_LE(s.cores(), 8);
+  EXPECT_EQ(texts(studies::matmul_split_candidates(MatmulShape{4, 64, 256, 256}, 8)).count("4_2_1_1"), 1u);
+}
+
+// Splitting a memory-bound matmul over more cores never makes the model's
+// best slower, every row ran, the compiler's pick is one of them, and the
+// table and CSV say so.
+TEST(StudySplits, RanksEverySplitAndMarksTheCompilersPick) {
+  studies::SplitStudyOptions o;
+  o.shape = {1, 256, 512, 256};  // M x K x N
+  o.max_cores = 8;
+  o.workers = 2;
+  const auto study = studies::run_split_study(o);
+  ASSERT_EQ(study.rows.size(), studies::matmul_split_candidates(o.shape, 8).size());
+  int picks = 0;
+  for (size_t i = 0; i < study.rows.size(); ++i) {
+    const auto& r = study.rows[i];
+    EXPECT_TRUE(r.error.empty()) << r.split.text() << ": " << r.error;
+    EXPECT_GT(r.kernel_us, 0);
+    EXPECT_GE(r.hbm_read_bytes, (256.0 * 512 + 512.0 * 256) * 2) << r.split.text();  // both operands at least once
+    EXPECT_EQ(r.hbm_write_bytes, 256.0 * 256 * 2) << r.split.text();
+    if (i > 0) EXPECT_LE(study.rows[i - 1].kernel_us, r.kernel_us);
+    picks += r.compiler_pick ? 1 : 0;
+  }
+  EXPECT_EQ(picks, 1);
+  EXPECT_EQ(study.compiler_pick.cores(), 8);
+  const auto one_core =
+      std::find_if(study.rows.begin(), study.rows.end(), [](const auto& r) { return r.split.cores() == 1; });
+  ASSERT_NE(one_core, study.rows.end());
+  EXPECT_LT(study.rows.front().kernel_us, one_core->kernel_us / 2);
+  const std::string table = studies::split_study_table(study);
+  EXPECT_NE(table.find(study.compiler_pick.text() + " *"), std::string::npos) << table;
+  EXPECT_NE(table.find("* the compiler's pick: " + study.compiler_pick.text()), std::string::npos) << table;
+  const std::string csv = studies::split_study_csv(study);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "split,split_b,split_m,split_n,split_k,cores,compiler_pick,kernel_us,hbm_read_bytes,hbm_write_bytes,"
+            "dram_read_bytes,lx_peak_bytes,pt_busy_pct,error");
+}
+
+TEST(StudySplits, BadShapesAndOptionsGetOneLine) {
+  EXPECT_EQ(run_cli("study splits --shape 512x100x256").output,
+            "spyre-sim: error: --shape: K and N must be whole 64-element sticks (K 100, N 256)\n");
+  EXPECT_EQ(run_cli("study splits --shape 512x256").output,
+            "spyre-sim: error: --shape 512x256: study splits takes M x K x N (matmul) or B x M x K x N (bmm)\n");
+  EXPECT_EQ(run_cli("study splits --shape 64x64x64 --solver greedy").output,
+            "spyre-sim: error: --solver: only for study softmax-lx\n");
+  EXPECT_EQ(run_cli("study softmax-lx --csv x.csv").output, "spyre-sim: error: --csv: only for study splits\n");
+  EXPECT_EQ(run_cli("study splits --shape 64x64x64 --cores 33").output,
+            "spyre-sim: error: --cores: must be 1..32 (the card's cores)\n");
+  EXPECT_EQ(run_cli("study splits --shape 64x64x64 --cores 33").exit_code, 1);
+}
+
+}  // namespace
+}  // namespace spyre::test
