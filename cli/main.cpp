@@ -26,6 +26,7 @@
 #include "runtime/user_files.h"
 #include "sim/run_bundle.h"
 #include "sim/run_kernel_cache.h"
+#include "studies/split_cost_sim.h"
 #include "studies/study_softmax_lx.h"
 #include "studies/study_splits.h"
 #include "studies/sweep_runner.h"
@@ -231,6 +232,11 @@ Subcommand add_compile(CLI::App& app) {
   cmd->add_option("--cores", job.options.cores, "Cores to divide work over, 1 to the card's (SENCORES; default: all)");
   add_arch_options(cmd, o->arch);
   cmd->add_option("--split", o->splits, "Override work division of one op: OUTPUT=DIM:N[,DIM:N] (repeatable)");
+  cmd->add_option("--work-division", job.options.work_division,
+                  "default: seed 001's rule; model: each batchmatmul takes the fastest of its legal splits on the "
+                  "card model (the decisions list them)")
+      ->check(CLI::IsMember({"default", "model"}))
+      ->capture_default_str();
   cmd->add_option("--placement", o->placement,
                   "HBM placement: arguments (one argument per host tensor) or packed (one segment)")
       ->check(CLI::IsMember({"arguments", "packed"}))
@@ -271,6 +277,9 @@ Subcommand add_compile(CLI::App& app) {
             }
             job.options.placement = o->placement == "packed" ? sc::HbmPlacement::Packed : sc::HbmPlacement::Arguments;
             for (const auto& s : o->splits) sc::parse_split_override(s, job.options);
+            // --work-division model: the card model times each batchmatmul's splits.
+            spyre::studies::SimulatedSplitCost split_cost(o->arch.path, o->arch.overrides);
+            if (job.options.work_division == "model") job.options.split_cost = &split_cost;
             const auto outcome = sc::run_compile_job(job);
             std::cout << outcome.pass_dumps;
             if (outcome.stopped) {

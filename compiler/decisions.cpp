@@ -91,6 +91,14 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
   }
   out << "Ops\n"
       << render({"bundle", "sdsc", "op", "unit", "output", "iteration (N_)", "splits", "cores", "from"}, ops);
+  if (options.work_division == "model") {
+    out << "\nWork division by the model (--work-division model; splits b_m_n_k, kernel device time on the card "
+           "model):\n";
+    for (const Op& op : g.ops) {
+      if (!op.work_division.empty())
+        out << "  " << g.tensors[static_cast<size_t>(op.outputs[0])].name << ": " << op.work_division << "\n";
+    }
+  }
   std::vector<Row> tensors;
   for (int x : program_tensors(g)) {
     const Tensor& t = g.tensors[static_cast<size_t>(x)];
@@ -134,6 +142,7 @@ Json decisions_json(const Graph& g, const CompileOptions& options) {
   Json j = Json::object();
   j["name"] = g.name;
   j["cores"] = options.cores;
+  j["work_division"] = options.work_division;
   j["placement"] = options.placement == HbmPlacement::Packed ? "packed" : "arguments";
   Json ops = Json::array();
   for (size_t b = 0; b < g.bundles.size(); ++b) {
@@ -157,6 +166,7 @@ Json decisions_json(const Graph& g, const CompileOptions& options) {
                      {"splits", splits},
                      {"span_splits", span},
                      {"cores", op.cores},
+                     {"work_division", op.work_division},
                      {"inserted", op.inserted},
                      {"from", op.origin},
                      {"predicted_hbm_bytes", predicted_hbm_bytes(g, op)}});

@@ -61,7 +61,8 @@ struct Op {
   std::map<std::string, int64_t> span_splits;  // the minimum the span limit forces
   std::map<std::string, int64_t> splits;       // final slices per dim (absent: 1)
   int cores = 1;
-  bool inserted = false;  // added by a pass (restickify, view copy)
+  std::string work_division;  // how the splits were chosen, when a search chose them (--work-division model)
+  bool inserted = false;      // added by a pass (restickify, view copy)
   int bundle = 0;
 };
 

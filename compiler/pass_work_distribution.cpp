@@ -5,8 +5,12 @@
 // most the cores left — and then to at most one reduction dim (matmul's K
 // among them): the one with the largest core_split of what remains, unless span
 // reduction already split a reduction dim. --split overrides all of it per op.
+// With --work-division model, each batchmatmul instead takes the fastest of
+// its legal splits as the card model (options.split_cost) times them.
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <string>
 
@@ -61,6 +65,57 @@ std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpa
   return slices;
 }
 
+// --work-division model for a batchmatmul over (x,) mb, out, in: every legal
+// split the span minimums allow, timed by the card model; the fastest (ties:
+// fewer cores, then the enumeration order) becomes the slices. Empty when the
+// op's dims are not a plain batchmatmul's.
+std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std::vector<int64_t>& minimum,
+                                  const std::vector<int64_t>& default_slices, const CompileOptions& options) {
+  const std::vector<std::string> labels = {"x", "mb", "out", "in"};
+  MatmulShape shape;
+  int64_t* sizes[] = {&shape.b, &shape.m, &shape.n, &shape.k};
+  for (const auto& d : space.dims) {
+    const auto it = std::find(labels.begin(), labels.end(), d.label);
+    if (it == labels.end()) return {};
+    *sizes[it - labels.begin()] = d.size;
+  }
+  auto slices_of = [&](const MatmulSplit& s) {
+    const int64_t parts[] = {s.b, s.m, s.n, s.k};
+    std::vector<int64_t> out(space.dims.size(), 1);
+    for (size_t i = 0; i < space.dims.size(); ++i)
+      out[i] = parts[std::find(labels.begin(), labels.end(), space.dims[i].label) - labels.begin()];
+    return out;
+  };
+  std::vector<MatmulSplit> candidates;
+  for (const MatmulSplit& s : matmul_split_candidates(shape, options.cores)) {
+    const auto slices = slices_of(s);
+    bool keeps_span = true;
+    for (size_t i = 0; i < slices.size(); ++i) keeps_span = keeps_span && slices[i] % minimum[i] == 0;
+    if (keeps_span) candidates.push_back(s);
+  }
+  if (candidates.empty()) return {};
+  const std::vector<double> times = options.split_cost->matmul_kernel_us(shape, candidates);
+  size_t best = 0;
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    if (times[i] < times[best]) best = i;  // strict: ties keep the earlier, fewer-core split
+  }
+  if (!std::isfinite(times[best])) return {};
+  // The default rule's split, for the record.
+  std::string rule = "-";
+  double rule_us = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (slices_of(candidates[i]) == default_slices) {
+      rule = candidates[i].text();
+      rule_us = times[i];
+    }
+  }
+  char note[256];
+  std::snprintf(note, sizeof note, "model: %s %.1f us, fastest of %zu splits scored (the default rule's %s: %.1f us)",
+                candidates[best].text().c_str(), times[best], candidates.size(), rule.c_str(), rule_us);
+  op.work_division = note;
+  return slices_of(candidates[best]);
+}
+
 }  // namespace
 
 void distribute_work(Graph& g, const CompileOptions& options) {
@@ -105,6 +160,12 @@ void distribute_work(Graph& g, const CompileOptions& options) {
           }
         }
         if (best < space.dims.size()) slices[best] = best_split;
+      }
+      if (options.work_division == "model" && op.type == "batchmatmul") {
+        std::vector<int64_t> minimum(space.dims.size(), 1);
+        for (const auto& [label, n] : op.span_splits) minimum[static_cast<size_t>(space.find(label))] = n;
+        const auto chosen = model_slices(op, space, minimum, slices, options);
+        if (!chosen.empty()) slices = chosen;
       }
     }
     op.splits.clear();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compiler/graph.h"
+#include "compiler/matmul_split.h"
 #include "runtime/program.h"
 
 namespace spyre::compiler {
@@ -35,6 +36,11 @@ struct CompileOptions {
   int cores = 0;  // SENCORES: cores to divide work over, 1..device.cores; 0: all of them
   // --split: output tensor name of a device op -> iteration dim label -> slices.
   std::map<std::string, std::map<std::string, int64_t>> split_overrides;
+  // --work-division: "default" (seed 001's rule) or "model" (every legal
+  // split of each batchmatmul scored by split_cost, the fastest kept; other
+  // ops keep the rule). split_cost is owned by the caller.
+  std::string work_division = "default";
+  SplitCostModel* split_cost = nullptr;
   HbmPlacement placement = HbmPlacement::Arguments;
   // The card compiled for: cores, per-core span limit, argument segments (from
   // the arch config; the defaults are the built-in Spyre card's).

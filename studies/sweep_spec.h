@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/json_node.h"
 
 namespace spyre::studies {

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "compiler/compiler.h"
 #include "compiler/passes.h"
 #include "compiler/workloads.h"
@@ -137,6 +140,69 @@ TEST(WorkDivision, OverridesPerOp) {
   EXPECT_EQ(error("y=mb"), "--split y=mb: 'mb' is not DIM:N");
   EXPECT_EQ(error("y=mb:0"), "--split y=mb:0: '0' is not a positive slice count");
   EXPECT_EQ(error("y=mb:2", 33), "--cores: must be 1 to 32 (SENCORES; the card's cores), got 33");
+}
+
+// A card model for the search: times each split by a formula, and counts the
+// questions asked.
+class FormulaCost : public SplitCostModel {
+ public:
+  explicit FormulaCost(std::function<double(const MatmulSplit&)> us) : us_(std::move(us)) {}
+  std::vector<double> matmul_kernel_us(const MatmulShape& shape, const std::vector<MatmulSplit>& splits) override {
+    shapes.push_back(shape);
+    std::vector<double> out;
+    for (const auto& s : splits) out.push_back(us_(s));
+    asked += splits.size();
+    return out;
+  }
+  std::vector<MatmulShape> shapes;
+  size_t asked = 0;
+
+ private:
+  std::function<double(const MatmulSplit&)> us_;
+};
+
+Graph compiled_by_model(const std::vector<int64_t>& shape, int cores, SplitCostModel& cost) {
+  WorkloadParams p;
+  p.shape = shape;
+  CompileOptions o;
+  o.cores = cores;
+  o.work_division = "model";
+  o.split_cost = &cost;
+  return compile(build_workload(shape.size() == 4 ? "bmm" : "matmul", p), o);
+}
+
+// --work-division model: the batchmatmul takes the split the model times
+// fastest, among every legal split on at most the cores given (fewer cores
+// too), and the decision says what it chose and what the rule would have.
+TEST(WorkDivisionByModel, TakesTheFastestLegalSplit) {
+  // Fastest: 3 x 2 over rows and columns (6 of 8 cores, a non-power-of-two part).
+  FormulaCost cost([](const MatmulSplit& s) { return s.m == 3 && s.n == 2 && s.k == 1 ? 1.0 : 10.0 + s.k; });
+  const Graph g = compiled_by_model({384, 256, 256}, 8, cost);  // M x K x N
+  EXPECT_EQ(splits_of(g, "c"), (Splits{{"mb", 3}, {"out", 2}}));
+  ASSERT_EQ(cost.shapes.size(), 1u);
+  EXPECT_EQ(cost.shapes[0].text(), "1x384x256x256");
+  EXPECT_EQ(cost.asked, matmul_split_candidates(cost.shapes[0], 8).size());
+  const auto op = std::find_if(g.ops.begin(), g.ops.end(), [](const Op& o) { return o.type == "batchmatmul"; });
+  EXPECT_EQ(op->work_division, "model: 1_3_2_1 1.0 us, fastest of " + std::to_string(cost.asked) +
+                                   " splits scored (the default rule's 1_8_1_1: 11.0 us)");
+  // Ties go to the first candidate: the fewest cores.
+  FormulaCost flat([](const MatmulSplit&) { return 5.0; });
+  EXPECT_EQ(splits_of(compiled_by_model({384, 256, 256}, 8, flat), "c"), Splits{});
+  // A batched matmul splits its batch too.
+  FormulaCost batch([](const MatmulSplit& s) { return s.b == 4 ? 1.0 : 2.0; });
+  EXPECT_EQ(splits_of(compiled_by_model({4, 64, 128, 128}, 4, batch), "c"), (Splits{{"x", 4}}));
+}
+
+TEST(WorkDivisionByModel, NeedsACardModel) {
+  WorkloadParams p;
+  p.shape = {64, 64, 64};
+  CompileOptions o;
+  o.work_division = "model";
+  EXPECT_EQ(test::error_of([&] { compile(build_workload("matmul", p), o); }),
+            "--work-division: model needs a card model to score splits (spyre-sim compile gives it one)");
+  o.work_division = "fastest";
+  EXPECT_EQ(test::error_of([&] { compile(build_workload("matmul", p), o); }),
+            "--work-division: must be default or model, got 'fastest'");
 }
 
 }  // namespace

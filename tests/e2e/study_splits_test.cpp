@@ -84,5 +84,26 @@ TEST(StudySplits, BadShapesAndOptionsGetOneLine) {
   EXPECT_EQ(run_cli("study splits --shape 64x64x64 --cores 33").exit_code, 1);
 }
 
+// `compile --work-division model` with the card model: the matmul takes the
+// split `study splits` ranks fastest, says so in its decisions, and the
+// program still computes the reference's values.
+TEST(StudySplits, CompileByTheModelTakesTheStudysFastestSplit) {
+  TempDir dir;
+  studies::SplitStudyOptions o;
+  o.shape = {1, 256, 512, 256};
+  o.max_cores = 8;
+  const auto fastest = studies::run_split_study(o).rows.front().split;
+  const auto r = run_cli("compile --workload matmul --shape 256x512x256 --cores 8 --work-division model -o " +
+                         dir.file("out") + " --emit-io " + dir.file("io") + " --decisions " + dir.file("d.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("c: model: " + fastest.text() + " "), std::string::npos) << r.output;
+  const std::string decisions = read_text(dir.file("d.json"));
+  EXPECT_NE(decisions.find("\"work_division\": \"model\""), std::string::npos);
+  EXPECT_NE(decisions.find("\"work_division\": \"model: " + fastest.text()), std::string::npos);
+  const auto run = run_cli("run " + dir.file("out") + " --inputs " + dir.file("io/inputs") + " --expect " +
+                           dir.file("io/reference") + " --strict --quiet");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+}
+
 }  // namespace
 }  // namespace spyre::test

@@ -1,0 +1,45 @@
+#include "compiler/matmul_split.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace spyre::compiler {
+
+namespace {
+
+constexpr int64_t kStickElements = 64;  // fp16 elements in a 128-byte stick
+
+std::vector<int64_t> divisors(int64_t value, int64_t unit, int64_t at_most) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= at_most && d <= value; ++d) {
+    if (value % d == 0 && (value / d) % unit == 0) out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string MatmulShape::text() const {
+  return std::to_string(b) + "x" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::string MatmulSplit::text() const {
+  return std::to_string(b) + "_" + std::to_string(m) + "_" + std::to_string(n) + "_" + std::to_string(k);
+}
+
+std::vector<MatmulSplit> matmul_split_candidates(const MatmulShape& shape, int64_t max_cores) {
+  std::vector<MatmulSplit> out;
+  for (const int64_t b : divisors(shape.b, 1, max_cores)) {
+    for (const int64_t m : divisors(shape.m, 1, max_cores / b)) {
+      for (const int64_t n : divisors(shape.n, kStickElements, max_cores / (b * m))) {
+        for (const int64_t k : divisors(shape.k, kStickElements, max_cores / (b * m * n))) out.push_back({b, m, n, k});
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const MatmulSplit& x, const MatmulSplit& y) {
+    return std::make_tuple(x.cores(), x.b, x.m, x.n, x.k) < std::make_tuple(y.cores(), y.b, y.m, y.n, y.k);
+  });
+  return out;
+}
+
+}  // namespace spyre::compiler

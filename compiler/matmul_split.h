@@ -1,0 +1,42 @@
+#pragma once
+// A core split of one batchmatmul, as torch-spyre's measured splits name
+// them: slices of the batch, rows (M), columns (N) and the reduction (K),
+// "b_m_n_k" (splits.csv's split_b..split_k); the legal ones for a shape; and
+// what a work-division search asks of a card model to rank them. The
+// compiler never runs a card model itself (docs/architecture.md): the CLI
+// gives it one (studies/split_cost_sim.h) with --work-division model.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spyre::compiler {
+
+struct MatmulShape {
+  int64_t b = 1, m = 1, k = 1, n = 1;  // c[b] = a[b] (m x k) @ w[b] (k x n), fp16
+  bool batched() const { return b > 1; }
+  std::string text() const;  // "1x512x4096x4096" (B x M x N x K, splits.csv's order)
+};
+
+struct MatmulSplit {
+  int64_t b = 1, m = 1, n = 1, k = 1;
+  int64_t cores() const { return b * m * n * k; }
+  std::string text() const;  // "1_4_8_1"
+  bool operator==(const MatmulSplit&) const = default;
+};
+
+// Every legal split of the shape on at most `max_cores` cores: each part a
+// divisor of its dim (any divisor, not only powers of two), N and K in whole
+// 64-element sticks; fewest cores first, then b, m, n, k.
+std::vector<MatmulSplit> matmul_split_candidates(const MatmulShape& shape, int64_t max_cores);
+
+// A card model that times matmul splits.
+class SplitCostModel {
+ public:
+  virtual ~SplitCostModel() = default;
+  // The kernel device time (us) of the shape under each split, in order;
+  // +infinity for a split the model cannot run.
+  virtual std::vector<double> matmul_kernel_us(const MatmulShape& shape, const std::vector<MatmulSplit>& splits) = 0;
+};
+
+}  // namespace spyre::compiler
