@@ -2,6 +2,9 @@
 // inserted copies) and per tensor (device layout, placement), as a table and
 // as JSON.
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "compiler/codegen_sdsc.h"
@@ -18,6 +21,14 @@ namespace {
 std::string dims_text(const IterationSpace& s) {
   std::string out;
   for (const auto& d : s.dims) out += (out.empty() ? "" : " ") + d.label + "=" + std::to_string(d.size);
+  return out;
+}
+
+// The work-division search's splits and times, fastest first (empty without one).
+Json split_candidates_json(const Op& op) {
+  Json out = Json::array();
+  for (const auto& [split, us] : op.split_candidates)
+    out.push_back({{"split", split}, {"kernel_us", std::isfinite(us) ? Json(us) : Json(nullptr)}});
   return out;
 }
 
@@ -95,8 +106,15 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
     out << "\nWork division by the model (--work-division model; splits b_m_n_k, kernel device time on the card "
            "model):\n";
     for (const Op& op : g.ops) {
-      if (!op.work_division.empty())
-        out << "  " << g.tensors[static_cast<size_t>(op.outputs[0])].name << ": " << op.work_division << "\n";
+      if (op.work_division.empty()) continue;
+      out << "  " << g.tensors[static_cast<size_t>(op.outputs[0])].name << ": " << op.work_division << "\n    next:";
+      for (size_t i = 1; i < std::min<size_t>(4, op.split_candidates.size()); ++i) {
+        char text[64];
+        std::snprintf(text, sizeof text, " %s %.1f us", op.split_candidates[i].first.c_str(),
+                      op.split_candidates[i].second);
+        out << (i > 1 ? "," : "") << text;
+      }
+      out << " (--decisions lists every split scored)\n";
     }
   }
   std::vector<Row> tensors;
@@ -167,6 +185,7 @@ Json decisions_json(const Graph& g, const CompileOptions& options) {
                      {"span_splits", span},
                      {"cores", op.cores},
                      {"work_division", op.work_division},
+                     {"split_candidates", split_candidates_json(op)},
                      {"inserted", op.inserted},
                      {"from", op.origin},
                      {"predicted_hbm_bytes", predicted_hbm_bytes(g, op)}});

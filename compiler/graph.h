@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -62,7 +63,9 @@ struct Op {
   std::map<std::string, int64_t> splits;       // final slices per dim (absent: 1)
   int cores = 1;
   std::string work_division;  // how the splits were chosen, when a search chose them (--work-division model)
-  bool inserted = false;      // added by a pass (restickify, view copy)
+  std::vector<std::pair<std::string, double>>
+      split_candidates;   // the search's splits (b_m_n_k) and times, fastest first
+  bool inserted = false;  // added by a pass (restickify, view copy)
   int bundle = 0;
 };
 

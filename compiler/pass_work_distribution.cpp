@@ -113,6 +113,10 @@ std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std
   std::snprintf(note, sizeof note, "model: %s %.1f us, fastest of %zu splits scored (the default rule's %s: %.1f us)",
                 candidates[best].text().c_str(), times[best], candidates.size(), rule.c_str(), rule_us);
   op.work_division = note;
+  op.split_candidates.clear();
+  for (size_t i = 0; i < candidates.size(); ++i) op.split_candidates.emplace_back(candidates[i].text(), times[i]);
+  std::stable_sort(op.split_candidates.begin(), op.split_candidates.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
   return slices_of(candidates[best]);
 }
 

@@ -23,6 +23,7 @@
 #include "sim/report/run_report.h"
 #include "sim/run_bundle.h"
 #include "sim/run_kernel_cache.h"
+#include "studies/split_cost_sim.h"
 #include "studies/sweep_runner.h"
 #include "studies/validate_splits.h"
 
@@ -149,7 +150,7 @@ py::list check(const std::string& bundle, const std::string& arch, const Strings
 py::dict compile(const std::string& output, const std::string& graph, const std::string& workload,
                  const std::vector<int64_t>& shape, int cores, const Strings& split, bool lx_planning,
                  const std::string& solver, const std::string& emit_io, uint64_t seed, const std::string& arch,
-                 const Strings& set) {
+                 const Strings& set, const std::string& work_division) {
   sc::CompileJob job;
   job.graph_path = graph;
   job.workload = workload;
@@ -162,6 +163,9 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
   if (!solver.empty()) job.options.lx.solver = solver;
   job.options.device = spyre::load_arch(arch, set).limits();
   for (const auto& s : split) sc::parse_split_override(s, job.options);
+  job.options.work_division = work_division;
+  spyre::studies::SimulatedSplitCost split_cost(arch, set);  // for work_division="model"
+  if (work_division == "model") job.options.split_cost = &split_cost;
   if (graph.empty() == workload.empty()) throw spyre::SpyreError("compile: give a graph file or a workload name");
   sc::CompileOutcome outcome;
   {
@@ -240,7 +244,8 @@ PYBIND11_MODULE(spyre_sim, m) {
   m.def("compile", &compile, "Compile a graph file or built-in workload into OUTPUT", py::arg("output"), py::kw_only(),
         py::arg("graph") = "", py::arg("workload") = "", py::arg("shape") = std::vector<int64_t>{},
         py::arg("cores") = 0, py::arg("split") = Strings{}, py::arg("lx_planning") = false, py::arg("solver") = "",
-        py::arg("emit_io") = "", py::arg("seed") = 0, py::arg("arch") = "", py::arg("set") = Strings{});
+        py::arg("emit_io") = "", py::arg("seed") = 0, py::arg("arch") = "", py::arg("set") = Strings{},
+        py::arg("work_division") = "default");
   m.def("validate", &validate, "Run a table of measured kernels (splits.csv columns); the report as a dict",
         py::arg("table"), py::kw_only(), py::arg("where") = Strings{}, py::arg("arch") = "", py::arg("set") = Strings{},
         py::arg("warmup") = 1);

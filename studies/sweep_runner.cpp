@@ -21,6 +21,7 @@
 #include "runtime/text.h"
 #include "runtime/user_files.h"
 #include "sim/run_bundle.h"
+#include "studies/split_cost_sim.h"
 #include "studies/worker_pool.h"
 
 namespace fs = std::filesystem;
@@ -67,6 +68,7 @@ compiler::CompileJob compile_job(const SweepRun& run, const SweepPoint& point, c
   if (const auto lx = node.find("lx_planning")) job.options.lx.enabled = lx->raw().get<bool>();
   if (const auto stage = node.find("lx_stage")) job.options.lx.stage = static_cast<int>(stage->as_int_in(2, 4));
   if (const auto solver = node.find("solver")) job.options.lx.solver = solver->as_string();
+  if (const auto division = node.find("work_division")) job.options.work_division = division->as_string();
   for (const auto& [key, value] : point.values) {
     const std::string where = "point " + std::to_string(point.index) + " " + key;
     if (key == "compile.cores") job.options.cores = std::stoi(value);
@@ -74,6 +76,7 @@ compiler::CompileJob compile_job(const SweepRun& run, const SweepPoint& point, c
     if (key == "compile.lx_planning") job.options.lx.enabled = value == "true" || value == "1";
     if (key == "compile.lx_stage") job.options.lx.stage = std::stoi(value);
     if (key == "compile.solver") job.options.lx.solver = value;
+    if (key == "compile.work_division") job.options.work_division = value;
   }
   for (const auto& s : splits) compiler::parse_split_override(s, job.options);
   return job;
@@ -140,7 +143,11 @@ SweepRow run_sweep_point(const SweepSpec& spec, const SweepPoint& point, const s
     if (run.bundle.empty()) {
       const DeviceLimits device = load_arch(arch_path, overrides).limits();
       o.bundle = (fs::path(scratch_dir) / point.hash).string();
-      compiler::run_compile_job(compile_job(run, point, spec.file, device, o.bundle));
+      compiler::CompileJob job = compile_job(run, point, spec.file, device, o.bundle);
+      // work_division "model": the point's own card times the splits, one worker (the point is one already).
+      SimulatedSplitCost split_cost(arch_path, overrides, 1);
+      if (job.options.work_division == "model") job.options.split_cost = &split_cost;
+      compiler::run_compile_job(job);
     }
     fill_metrics(sim::run_bundle(o).report, row);
   } catch (const SpyreError& e) {

@@ -19,8 +19,8 @@ namespace spyre::studies {
 
 namespace {
 
-const std::vector<std::string> kCompileKeys = {"compile.cores", "compile.split", "compile.lx_planning",
-                                               "compile.lx_stage", "compile.solver"};
+const std::vector<std::string> kCompileKeys = {"compile.cores",    "compile.split",  "compile.lx_planning",
+                                               "compile.lx_stage", "compile.solver", "compile.work_division"};
 constexpr size_t kMaxPoints = 1000000;
 
 // A value as a column shows it: numbers in shortest form, strings as they are.
@@ -91,8 +91,8 @@ SweepRun read_run(const JsonNode& node, const fs::path& base) {
   if (node.has("bundle")) run.bundle = resolve("bundle");
   if (node.has("graph")) run.graph = resolve("graph");
   if (node.has("workload")) run.workload = node.at("workload").as_string();
-  static const std::set<std::string> known = {"name",  "bundle", "graph",       "workload", "shape", "params",
-                                              "cores", "split",  "lx_planning", "lx_stage", "solver"};
+  static const std::set<std::string> known = {"name",  "bundle", "graph",       "workload", "shape",  "params",
+                                              "cores", "split",  "lx_planning", "lx_stage", "solver", "work_division"};
   for (const auto& [key, value] : node.members()) {
     if (!known.count(key))
       value.error("unknown field (runs take " + join(std::vector<std::string>(known.begin(), known.end()), ", ") + ")");

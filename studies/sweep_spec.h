@@ -7,12 +7,12 @@
 //
 // {"name": "...",
 //  "runs": [{"name"?, "bundle" | "graph" | "workload", "shape"?, "params"?,
-//            "cores"?, "split"?, "lx_planning"?, "lx_stage"?, "solver"?}],
+//            "cores"?, "split"?, "lx_planning"?, "lx_stage"?, "solver"?, "work_division"?}],
 //  "axes": [{"key": K, "values": [...]} | {"key": K, "range": {"from", "to", "step"}}
 //           | {"zip": [axis, axis, ...]}],          crossed in order; a zip steps together
 //  "keep": [metric, ...]?, "warmup": N?}
 // K is an arch parameter (any `--set` key) or compile.cores, compile.split,
-// compile.lx_planning, compile.lx_stage, compile.solver.
+// compile.lx_planning, compile.lx_stage, compile.solver, compile.work_division.
 
 #include <cstddef>
 #include <string>

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 
 #include "e2e_support.h"
 #include "runtime/error.h"
@@ -53,7 +54,9 @@ TEST(StudySplits, RanksEverySplitAndMarksTheCompilersPick) {
     EXPECT_GT(r.kernel_us, 0);
     EXPECT_GE(r.hbm_read_bytes, (256.0 * 512 + 512.0 * 256) * 2) << r.split.text();  // both operands at least once
     EXPECT_EQ(r.hbm_write_bytes, 256.0 * 256 * 2) << r.split.text();
-    if (i > 0) EXPECT_LE(study.rows[i - 1].kernel_us, r.kernel_us);
+    if (i > 0) {
+      EXPECT_LE(study.rows[i - 1].kernel_us, r.kernel_us);
+    }
     picks += r.compiler_pick ? 1 : 0;
   }
   EXPECT_EQ(picks, 1);
@@ -104,6 +107,39 @@ TEST(StudySplits, CompileByTheModelTakesTheStudysFastestSplit) {
                            dir.file("io/reference") + " --strict --quiet");
   EXPECT_EQ(run.exit_code, 0) << run.output;
 }
+
+// Every built-in workload with matmuls, on 1, 4 and 32 cores, compiled with
+// the model's splits: the values match the host reference and nothing the
+// card model checks (hazards, LX bounds) goes wrong.
+class ModelSplitsWorkload : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(ModelSplitsWorkload, MatchesItsReferenceHazardFree) {
+  const auto& [workload, cores] = GetParam();
+  TempDir dir;
+  const auto compiled =
+      run_cli("compile " + workload + " --cores " + std::to_string(cores) + " --work-division model --quiet -o " +
+              dir.file("out") + " --emit-io " + dir.file("io"));
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  const auto run = run_cli("run " + dir.file("out") + " --inputs " + dir.file("io/inputs") + " --expect " +
+                           dir.file("io/reference") + " --strict --quiet");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  const auto check = run_cli("check " + dir.file("out"));
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Workloads, ModelSplitsWorkload,
+    ::testing::Combine(::testing::Values("--workload matmul --shape 128x256x192", "--workload bmm --shape 4x64x128x128",
+                                         "--workload linear --shape 96x256x128", "--workload mlp --shape 32x256x384",
+                                         "--workload attention --shape 1x4x128x64 --kv-heads 2",
+                                         "--workload decoder --seq 64 --hidden 256 --heads 4 --kv-heads 2 "
+                                         "--intermediate 384"),
+                       ::testing::Values(1, 4, 32)),
+    [](const auto& info) {
+      std::string name = std::get<0>(info.param).substr(11);
+      name = name.substr(0, name.find(' '));
+      return name + "_" + std::to_string(std::get<1>(info.param)) + "cores";
+    });
 
 }  // namespace
 }  // namespace spyre::test

@@ -59,7 +59,8 @@ TEST(SweepSpec, BadSpecsNameThePathAndTheReason) {
   const std::string run = std::string(R"({"runs": [)") + kAdd + add_bundle() + R"("}], )";
   EXPECT_EQ(spec_error(run + R"("axes": [{"key": "lx.sise_bytes", "values": [1]}]})"),
             ": $.axes[0].key: unknown key 'lx.sise_bytes' (an arch parameter, see `spyre-sim arch`, or one of "
-            "compile.cores, compile.split, compile.lx_planning, compile.lx_stage, compile.solver)");
+            "compile.cores, compile.split, compile.lx_planning, compile.lx_stage, compile.solver, "
+            "compile.work_division)");
   EXPECT_EQ(spec_error(run + R"("axes": [{"key": "compile.cores", "values": [1]}]})"),
             ": $.axes[0].key: compile.cores changes how a program is compiled; run 'add' is a bundle");
   EXPECT_EQ(spec_error(run + R"("axes": [{"zip": [{"key": "clock_ghz", "values": [1, 2]},
