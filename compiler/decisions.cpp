@@ -27,8 +27,11 @@ std::string dims_text(const IterationSpace& s) {
 // The work-division search's splits and times, fastest first (empty without one).
 Json split_candidates_json(const Op& op) {
   Json out = Json::array();
-  for (const auto& [split, us] : op.split_candidates)
-    out.push_back({{"split", split}, {"kernel_us", std::isfinite(us) ? Json(us) : Json(nullptr)}});
+  for (const auto& c : op.split_candidates) {
+    out.push_back({{"split", c.split},
+                   {c.lower_bound ? "kernel_us_at_least" : "kernel_us",
+                    std::isfinite(c.kernel_us) ? Json(c.kernel_us) : Json(nullptr)}});
+  }
   return out;
 }
 
@@ -110,8 +113,8 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
       out << "  " << g.tensors[static_cast<size_t>(op.outputs[0])].name << ": " << op.work_division << "\n    next:";
       for (size_t i = 1; i < std::min<size_t>(4, op.split_candidates.size()); ++i) {
         char text[64];
-        std::snprintf(text, sizeof text, " %s %.1f us", op.split_candidates[i].first.c_str(),
-                      op.split_candidates[i].second);
+        const auto& c = op.split_candidates[i];
+        std::snprintf(text, sizeof text, " %s %s%.1f us", c.split.c_str(), c.lower_bound ? ">= " : "", c.kernel_us);
         out << (i > 1 ? "," : "") << text;
       }
       out << " (--decisions lists every split scored)\n";

@@ -63,8 +63,13 @@ struct Op {
   std::map<std::string, int64_t> splits;       // final slices per dim (absent: 1)
   int cores = 1;
   std::string work_division;  // how the splits were chosen, when a search chose them (--work-division model)
-  std::vector<std::pair<std::string, double>>
-      split_candidates;   // the search's splits (b_m_n_k) and times, fastest first
+  // The search's splits (b_m_n_k) and times, fastest first; `lower_bound`: not simulated, at least this.
+  struct SplitCandidate {
+    std::string split;
+    double kernel_us = 0;
+    bool lower_bound = false;
+  };
+  std::vector<SplitCandidate> split_candidates;
   bool inserted = false;  // added by a pass (restickify, view copy)
   int bundle = 0;
 };

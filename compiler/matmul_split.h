@@ -30,13 +30,21 @@ struct MatmulSplit {
 // 64-element sticks; fewest cores first, then b, m, n, k.
 std::vector<MatmulSplit> matmul_split_candidates(const MatmulShape& shape, int64_t max_cores);
 
+// What a card model says of one split: its kernel device time, or only a
+// lower bound on it when the bound already exceeds a split it timed (the
+// split cannot win, so it was not simulated); +infinity when it cannot run.
+struct SplitTime {
+  double kernel_us = 0;
+  bool lower_bound = false;
+};
+
 // A card model that times matmul splits.
 class SplitCostModel {
  public:
   virtual ~SplitCostModel() = default;
-  // The kernel device time (us) of the shape under each split, in order;
-  // +infinity for a split the model cannot run.
-  virtual std::vector<double> matmul_kernel_us(const MatmulShape& shape, const std::vector<MatmulSplit>& splits) = 0;
+  // One time per split, in order. Every split that could be the fastest is
+  // timed exactly: a lower bound is returned only above an exact time.
+  virtual std::vector<SplitTime> matmul_kernel_us(const MatmulShape& shape, const std::vector<MatmulSplit>& splits) = 0;
 };
 
 }  // namespace spyre::compiler

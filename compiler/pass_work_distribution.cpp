@@ -94,29 +94,36 @@ std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std
     if (keeps_span) candidates.push_back(s);
   }
   if (candidates.empty()) return {};
-  const std::vector<double> times = options.split_cost->matmul_kernel_us(shape, candidates);
-  size_t best = 0;
-  for (size_t i = 1; i < candidates.size(); ++i) {
-    if (times[i] < times[best]) best = i;  // strict: ties keep the earlier, fewer-core split
+  const std::vector<SplitTime> times = options.split_cost->matmul_kernel_us(shape, candidates);
+  size_t best = candidates.size(), simulated = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (times[i].lower_bound) continue;
+    ++simulated;
+    // Strict: ties keep the earlier, fewer-core split.
+    if (best == candidates.size() || times[i].kernel_us < times[best].kernel_us) best = i;
   }
-  if (!std::isfinite(times[best])) return {};
+  if (best == candidates.size() || !std::isfinite(times[best].kernel_us)) return {};
   // The default rule's split, for the record.
   std::string rule = "-";
-  double rule_us = 0;
+  char rule_us[32] = "-";
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (slices_of(candidates[i]) == default_slices) {
       rule = candidates[i].text();
-      rule_us = times[i];
+      std::snprintf(rule_us, sizeof rule_us, "%s%.1f us", times[i].lower_bound ? ">= " : "", times[i].kernel_us);
     }
   }
-  char note[256];
-  std::snprintf(note, sizeof note, "model: %s %.1f us, fastest of %zu splits scored (the default rule's %s: %.1f us)",
-                candidates[best].text().c_str(), times[best], candidates.size(), rule.c_str(), rule_us);
+  char note[320];
+  std::snprintf(note, sizeof note,
+                "model: %s %.1f us, fastest of %zu splits (%zu simulated, the rest bounded above it; the default "
+                "rule's %s: %s)",
+                candidates[best].text().c_str(), times[best].kernel_us, candidates.size(), simulated, rule.c_str(),
+                rule_us);
   op.work_division = note;
   op.split_candidates.clear();
-  for (size_t i = 0; i < candidates.size(); ++i) op.split_candidates.emplace_back(candidates[i].text(), times[i]);
+  for (size_t i = 0; i < candidates.size(); ++i)
+    op.split_candidates.push_back({candidates[i].text(), times[i].kernel_us, times[i].lower_bound});
   std::stable_sort(op.split_candidates.begin(), op.split_candidates.end(),
-                   [](const auto& a, const auto& b) { return a.second < b.second; });
+                   [](const auto& a, const auto& b) { return a.kernel_us < b.kernel_us; });
   return slices_of(candidates[best]);
 }
 

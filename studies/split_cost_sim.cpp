@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
+#include <thread>
 #include <utility>
 
 namespace spyre::studies {
@@ -9,31 +11,48 @@ namespace spyre::studies {
 SimulatedSplitCost::SimulatedSplitCost(std::string arch_path, std::vector<std::string> arch_overrides, int workers)
     : arch_path_(std::move(arch_path)), arch_overrides_(std::move(arch_overrides)), workers_(workers) {}
 
-std::vector<double> SimulatedSplitCost::matmul_kernel_us(const compiler::MatmulShape& shape,
-                                                         const std::vector<compiler::MatmulSplit>& splits) {
-  int64_t max_cores = 1;
-  for (const auto& s : splits) max_cores = std::max(max_cores, s.cores());
-  const std::string key = shape.text() + "/" + std::to_string(max_cores);
-  auto cached = times_.find(key);
-  if (cached == times_.end()) {
-    SplitStudyOptions o;
-    o.shape = shape;
-    o.max_cores = max_cores;
-    o.arch_path = arch_path_;
-    o.arch_overrides = arch_overrides_;
-    o.workers = workers_;
-    std::map<std::string, double> times;
-    for (const auto& row : run_split_study(o).rows) {
-      if (row.error.empty()) times[row.split.text()] = row.kernel_us;
+std::vector<compiler::SplitTime> SimulatedSplitCost::matmul_kernel_us(
+    const compiler::MatmulShape& shape, const std::vector<compiler::MatmulSplit>& splits) {
+  const ArchConfig arch = load_arch(arch_path_, arch_overrides_);
+  std::map<std::string, double>& known = times_[shape.text()];
+  std::vector<compiler::SplitTime> out(splits.size());
+  std::vector<double> bound(splits.size());
+  for (size_t i = 0; i < splits.size(); ++i) bound[i] = matmul_split_lower_bound_us(shape, splits[i], arch);
+
+  // Branch and bound: simulate in order of the lower bound, a batch per
+  // worker round; a split whose bound is not below the best time so far
+  // cannot win and is not simulated.
+  std::vector<size_t> order(splits.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound[a] < bound[b]; });
+  const size_t batch =
+      static_cast<size_t>(std::max(1, workers_ > 0 ? workers_ : static_cast<int>(std::thread::hardware_concurrency())));
+  double best = std::numeric_limits<double>::infinity();
+  size_t next = 0;
+  while (next < order.size() && bound[order[next]] < best) {
+    std::vector<size_t> round;
+    std::vector<compiler::MatmulSplit> to_run;
+    for (; next < order.size() && round.size() < batch && bound[order[next]] < best; ++next) {
+      const size_t i = order[next];
+      round.push_back(i);
+      if (!known.count(splits[i].text())) to_run.push_back(splits[i]);
     }
-    ++studies_run_;
-    cached = times_.emplace(key, std::move(times)).first;
+    if (!to_run.empty()) {
+      SplitStudyOptions o;
+      o.shape = shape;
+      o.arch_path = arch_path_;
+      o.arch_overrides = arch_overrides_;
+      o.workers = workers_;
+      for (const auto& row : run_matmul_splits(o, to_run))
+        known[row.split.text()] = row.error.empty() ? row.kernel_us : std::numeric_limits<double>::infinity();
+      simulated_ += to_run.size();
+    }
+    for (size_t i : round) {
+      out[i] = {known.at(splits[i].text()), false};
+      best = std::min(best, out[i].kernel_us);
+    }
   }
-  std::vector<double> out;
-  for (const auto& s : splits) {
-    const auto it = cached->second.find(s.text());
-    out.push_back(it == cached->second.end() ? std::numeric_limits<double>::infinity() : it->second);
-  }
+  for (; next < order.size(); ++next) out[order[next]] = {bound[order[next]], true};
   return out;
 }
 

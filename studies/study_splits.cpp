@@ -56,8 +56,43 @@ std::string run_candidate(const SplitStudyOptions& o, const MatmulSplit* split, 
   return out.dump();
 }
 
-bool same_split(const MatmulSplit& a, const MatmulSplit& b) {
-  return a.b == b.b && a.m == b.m && a.n == b.n && a.k == b.k;
+// Each job (a split, or null: the compiler's own) compiled and run in a worker.
+std::vector<Json> run_jobs(const SplitStudyOptions& options, const DeviceLimits& device,
+                           const std::vector<const MatmulSplit*>& jobs) {
+  ScratchDir scratch("study-splits");
+  WorkerPoolOptions pool;
+  pool.workers = options.workers > 0 ? options.workers : static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<Json> results(jobs.size());
+  run_in_worker_pool(
+      jobs.size(), pool,
+      [&](size_t i) { return run_candidate(options, jobs[i], device, scratch.file("split" + std::to_string(i))); },
+      [&](size_t i, const std::string* line, const std::string& failure) {
+        results[i] = line != nullptr ? Json::parse(*line) : Json{{"error", failure}};
+      });
+  return results;
+}
+
+SplitStudyRow row_of(const MatmulSplit& split, const Json& r) {
+  SplitStudyRow row;
+  row.split = split;
+  if (r.contains("error")) {
+    row.error = r.at("error").get<std::string>();
+    return row;
+  }
+  row.kernel_us = r.at("kernel_us").get<double>();
+  row.hbm_read_bytes = r.at("hbm_read_bytes").get<double>();
+  row.hbm_write_bytes = r.at("hbm_write_bytes").get<double>();
+  row.dram_read_bytes = r.at("dram_read_bytes").get<double>();
+  row.lx_peak_bytes = r.at("lx_peak_bytes").get<double>();
+  row.pt_busy_pct = r.at("pt_busy_pct").get<double>();
+  return row;
+}
+
+void check_shape(const MatmulShape& s) {
+  if (s.b < 1 || s.m < 1 || s.k < 1 || s.n < 1) fail("--shape", "", "every dim must be at least 1");
+  if (s.k % 64 != 0 || s.n % 64 != 0)
+    fail("--shape", "",
+         "K and N must be whole 64-element sticks (K " + std::to_string(s.k) + ", N " + std::to_string(s.n) + ")");
 }
 
 std::string mb(double bytes) {
@@ -82,19 +117,10 @@ SplitStudy run_split_study(const SplitStudyOptions& options) {
   const std::vector<MatmulSplit> candidates = matmul_split_candidates(s, options.max_cores);
 
   // The candidates, then the compiler's own pick (job candidates.size()).
-  ScratchDir scratch("study-splits");
-  WorkerPoolOptions pool;
-  pool.workers = options.workers > 0 ? options.workers : static_cast<int>(std::thread::hardware_concurrency());
-  std::vector<Json> results(candidates.size() + 1);
-  run_in_worker_pool(
-      candidates.size() + 1, pool,
-      [&](size_t i) {
-        return run_candidate(options, i < candidates.size() ? &candidates[i] : nullptr, device,
-                             scratch.file("split" + std::to_string(i)));
-      },
-      [&](size_t i, const std::string* line, const std::string& failure) {
-        results[i] = line != nullptr ? Json::parse(*line) : Json{{"error", failure}};
-      });
+  std::vector<const MatmulSplit*> jobs;
+  for (const auto& c : candidates) jobs.push_back(&c);
+  jobs.push_back(nullptr);
+  const std::vector<Json> results = run_jobs(options, device, jobs);
 
   const Json& pick = results.back();
   if (pick.contains("error"))
@@ -104,22 +130,10 @@ SplitStudy run_split_study(const SplitStudyOptions& options) {
                          parts[3].get<int64_t>()};
   bool pick_listed = false;
   for (size_t i = 0; i <= candidates.size(); ++i) {
-    const Json& r = results[i];
-    SplitStudyRow row;
-    row.split = i < candidates.size() ? candidates[i] : study.compiler_pick;
-    row.compiler_pick = same_split(row.split, study.compiler_pick);
     if (i == candidates.size() && pick_listed) break;  // the pick is already a candidate row
+    SplitStudyRow row = row_of(i < candidates.size() ? candidates[i] : study.compiler_pick, results[i]);
+    row.compiler_pick = row.split == study.compiler_pick;
     pick_listed = pick_listed || row.compiler_pick;
-    if (r.contains("error")) {
-      row.error = r.at("error").get<std::string>();
-    } else {
-      row.kernel_us = r.at("kernel_us").get<double>();
-      row.hbm_read_bytes = r.at("hbm_read_bytes").get<double>();
-      row.hbm_write_bytes = r.at("hbm_write_bytes").get<double>();
-      row.dram_read_bytes = r.at("dram_read_bytes").get<double>();
-      row.lx_peak_bytes = r.at("lx_peak_bytes").get<double>();
-      row.pt_busy_pct = r.at("pt_busy_pct").get<double>();
-    }
     study.rows.push_back(row);
   }
   std::stable_sort(study.rows.begin(), study.rows.end(), [](const SplitStudyRow& a, const SplitStudyRow& b) {
@@ -127,6 +141,27 @@ SplitStudy run_split_study(const SplitStudyOptions& options) {
     return a.kernel_us < b.kernel_us;
   });
   return study;
+}
+
+std::vector<SplitStudyRow> run_matmul_splits(const SplitStudyOptions& options, const std::vector<MatmulSplit>& splits) {
+  check_shape(options.shape);
+  const DeviceLimits device = load_arch(options.arch_path, options.arch_overrides).limits();
+  std::vector<const MatmulSplit*> jobs;
+  for (const auto& split : splits) jobs.push_back(&split);
+  const std::vector<Json> results = run_jobs(options, device, jobs);
+  std::vector<SplitStudyRow> rows;
+  for (size_t i = 0; i < splits.size(); ++i) rows.push_back(row_of(splits[i], results[i]));
+  return rows;
+}
+
+double matmul_split_lower_bound_us(const MatmulShape& shape, const MatmulSplit& split, const ArchConfig& arch) {
+  const double macs_per_core =
+      static_cast<double>(shape.b * shape.m * shape.k * shape.n) / static_cast<double>(split.cores());
+  const double macs_per_us = static_cast<double>(arch.corelets_per_core) * arch.pt.pe_rows * arch.pt.pe_cols *
+                             arch.pt.simd_lanes * arch.clock_ghz * 1e3;
+  const double operand_bytes = 2.0 * static_cast<double>(shape.b * shape.m * shape.k + shape.b * shape.k * shape.n);
+  const double from_dram = std::max(0.0, operand_bytes - static_cast<double>(arch.cache.bytes));
+  return std::max(macs_per_core / macs_per_us, from_dram / (arch.lpddr5.peak_gbps * 1e3));
 }
 
 std::string split_study_table(const SplitStudy& study) {

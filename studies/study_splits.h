@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/arch_config.h"
 #include "studies/matmul_split.h"
 
 namespace spyre::studies {
@@ -40,6 +41,17 @@ struct SplitStudy {
 
 // Throws SpyreError for a bad shape or arch.
 SplitStudy run_split_study(const SplitStudyOptions& options);
+
+// The given splits only (no compiler pick), each compiled and run; rows in
+// the given order.
+std::vector<SplitStudyRow> run_matmul_splits(const SplitStudyOptions& options, const std::vector<MatmulSplit>& splits);
+
+// What no split can beat on the card model: its cores' PT arrays at their
+// peak MAC rate, and the operand bytes the memory-side cache cannot hold
+// (a warm run may find that much there) at the LPDDR5 peak. The model never
+// runs a resource above its peak, so the kernel time is at least this
+// (tests check it on every split they run).
+double matmul_split_lower_bound_us(const MatmulShape& shape, const MatmulSplit& split, const ArchConfig& arch);
 
 std::string split_study_table(const SplitStudy& study);
 std::string split_study_csv(const SplitStudy& study);

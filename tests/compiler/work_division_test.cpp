@@ -147,10 +147,10 @@ TEST(WorkDivision, OverridesPerOp) {
 class FormulaCost : public SplitCostModel {
  public:
   explicit FormulaCost(std::function<double(const MatmulSplit&)> us) : us_(std::move(us)) {}
-  std::vector<double> matmul_kernel_us(const MatmulShape& shape, const std::vector<MatmulSplit>& splits) override {
+  std::vector<SplitTime> matmul_kernel_us(const MatmulShape& shape, const std::vector<MatmulSplit>& splits) override {
     shapes.push_back(shape);
-    std::vector<double> out;
-    for (const auto& s : splits) out.push_back(us_(s));
+    std::vector<SplitTime> out;
+    for (const auto& s : splits) out.push_back({us_(s), false});
     asked += splits.size();
     return out;
   }
@@ -183,8 +183,9 @@ TEST(WorkDivisionByModel, TakesTheFastestLegalSplit) {
   EXPECT_EQ(cost.shapes[0].text(), "1x384x256x256");
   EXPECT_EQ(cost.asked, matmul_split_candidates(cost.shapes[0], 8).size());
   const auto op = std::find_if(g.ops.begin(), g.ops.end(), [](const Op& o) { return o.type == "batchmatmul"; });
-  EXPECT_EQ(op->work_division, "model: 1_3_2_1 1.0 us, fastest of " + std::to_string(cost.asked) +
-                                   " splits scored (the default rule's 1_8_1_1: 11.0 us)");
+  const std::string n = std::to_string(cost.asked);
+  EXPECT_EQ(op->work_division, "model: 1_3_2_1 1.0 us, fastest of " + n + " splits (" + n +
+                                   " simulated, the rest bounded above it; the default rule's 1_8_1_1: 11.0 us)");
   // Ties go to the first candidate: the fewest cores.
   FormulaCost flat([](const MatmulSplit&) { return 5.0; });
   EXPECT_EQ(splits_of(compiled_by_model({384, 256, 256}, 8, flat), "c"), Splits{});

@@ -7,7 +7,9 @@
 #include <tuple>
 
 #include "e2e_support.h"
+#include "runtime/arch_config.h"
 #include "runtime/error.h"
+#include "studies/split_cost_sim.h"
 #include "studies/study_splits.h"
 #include "test_support.h"
 
@@ -72,6 +74,37 @@ TEST(StudySplits, RanksEverySplitAndMarksTheCompilersPick) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "split,split_b,split_m,split_n,split_k,cores,compiler_pick,kernel_us,hbm_read_bytes,hbm_write_bytes,"
             "dram_read_bytes,lx_peak_bytes,pt_busy_pct,error");
+}
+
+// The lower bound the search prunes with holds on every split the model
+// runs (no PT array above its peak, no more bytes than LPDDR5 can serve), and
+// pruning by it picks what the exhaustive study picks.
+TEST(StudySplits, TheLowerBoundHoldsAndPruningKeepsTheFastest) {
+  const ArchConfig arch = load_arch("", {});
+  for (const MatmulShape shape :
+       {MatmulShape{1, 512, 1024, 512}, MatmulShape{1, 64, 2048, 1024}, MatmulShape{8, 128, 128, 256}}) {
+    studies::SplitStudyOptions o;
+    o.shape = shape;
+    o.max_cores = 16;
+    const auto study = studies::run_split_study(o);
+    for (const auto& r : study.rows) {
+      ASSERT_TRUE(r.error.empty()) << r.error;
+      EXPECT_GE(r.kernel_us, studies::matmul_split_lower_bound_us(shape, r.split, arch) * (1 - 1e-9))
+          << shape.text() << " " << r.split.text();
+    }
+    studies::SimulatedSplitCost cost("", {});
+    const auto candidates = studies::matmul_split_candidates(shape, 16);
+    const auto times = cost.matmul_kernel_us(shape, candidates);
+    size_t best = 0;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (!times[i].lower_bound && (times[best].lower_bound || times[i].kernel_us < times[best].kernel_us)) best = i;
+    }
+    EXPECT_EQ(candidates[best].text(), study.rows.front().split.text()) << shape.text();
+    EXPECT_LT(cost.simulated(), candidates.size()) << shape.text() << ": the bound pruned nothing";
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (times[i].lower_bound) EXPECT_GE(times[i].kernel_us, times[best].kernel_us) << candidates[i].text();
+    }
+  }
 }
 
 TEST(StudySplits, BadShapesAndOptionsGetOneLine) {
