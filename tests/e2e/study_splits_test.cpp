@@ -102,7 +102,9 @@ TEST(StudySplits, TheLowerBoundHoldsAndPruningKeepsTheFastest) {
     EXPECT_EQ(candidates[best].text(), study.rows.front().split.text()) << shape.text();
     EXPECT_LT(cost.simulated(), candidates.size()) << shape.text() << ": the bound pruned nothing";
     for (size_t i = 0; i < candidates.size(); ++i) {
-      if (times[i].lower_bound) EXPECT_GE(times[i].kernel_us, times[best].kernel_us) << candidates[i].text();
+      if (times[i].lower_bound) {
+        EXPECT_GE(times[i].kernel_us, times[best].kernel_us) << candidates[i].text();
+      }
     }
   }
 }
