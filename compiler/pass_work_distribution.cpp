@@ -65,33 +65,53 @@ std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpa
   return slices;
 }
 
-// --work-division model for a batchmatmul over (x,) mb, out, in: every legal
-// split the span minimums allow, timed by the card model; the fastest (ties:
-// fewer cores, then the enumeration order) becomes the slices. Empty when the
-// op's dims are not a plain batchmatmul's.
-std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std::vector<int64_t>& minimum,
-                                  const std::vector<int64_t>& default_slices, const CompileOptions& options) {
-  const std::vector<std::string> labels = {"x", "mb", "out", "in"};
+// --work-division model for a batchmatmul: rows (mb), columns (out), the
+// reduction (in) and any number of batch dims (x; the attention bmms' head
+// dims), timed as one matmul whose batch is their product. Every legal split
+// the span minimums and the dims' split units allow is timed by the card
+// model; the fastest (ties: fewer cores, then the enumeration order) becomes
+// the slices, a batch split spread over the batch dims innermost first.
+// Empty when the op has another reduction dim.
+std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std::vector<int64_t>& units,
+                                  const std::vector<int64_t>& minimum, const std::vector<int64_t>& default_slices,
+                                  const CompileOptions& options) {
   MatmulShape shape;
-  int64_t* sizes[] = {&shape.b, &shape.m, &shape.n, &shape.k};
-  for (const auto& d : space.dims) {
-    const auto it = std::find(labels.begin(), labels.end(), d.label);
-    if (it == labels.end()) return {};
-    *sizes[it - labels.begin()] = d.size;
+  std::vector<size_t> batch_dims;  // innermost first
+  for (size_t i = space.dims.size(); i-- > 0;) {
+    const auto& d = space.dims[i];
+    if (d.label == "mb") {
+      shape.m = d.size;
+    } else if (d.label == "out") {
+      shape.n = d.size;
+    } else if (d.label == "in") {
+      shape.k = d.size;
+    } else if (d.reduction) {
+      return {};
+    } else {
+      batch_dims.push_back(i);
+      shape.b *= d.size;
+    }
   }
   auto slices_of = [&](const MatmulSplit& s) {
-    const int64_t parts[] = {s.b, s.m, s.n, s.k};
     std::vector<int64_t> out(space.dims.size(), 1);
-    for (size_t i = 0; i < space.dims.size(); ++i)
-      out[i] = parts[std::find(labels.begin(), labels.end(), space.dims[i].label) - labels.begin()];
+    for (size_t i = 0; i < space.dims.size(); ++i) {
+      const auto& label = space.dims[i].label;
+      out[i] = label == "mb" ? s.m : label == "out" ? s.n : label == "in" ? s.k : 1;
+    }
+    int64_t batch = s.b;  // b divides the product of the batch dims, so the gcds take all of it
+    for (size_t i : batch_dims) {
+      out[i] = std::gcd(batch, space.dims[i].size);
+      batch /= out[i];
+    }
     return out;
   };
   std::vector<MatmulSplit> candidates;
   for (const MatmulSplit& s : matmul_split_candidates(shape, options.cores)) {
     const auto slices = slices_of(s);
-    bool keeps_span = true;
-    for (size_t i = 0; i < slices.size(); ++i) keeps_span = keeps_span && slices[i] % minimum[i] == 0;
-    if (keeps_span) candidates.push_back(s);
+    bool legal = true;
+    for (size_t i = 0; i < slices.size(); ++i)
+      legal = legal && slices[i] % minimum[i] == 0 && units[i] % slices[i] == 0;
+    if (legal) candidates.push_back(s);
   }
   if (candidates.empty()) return {};
   const std::vector<SplitTime> times = options.split_cost->matmul_kernel_us(shape, candidates);
@@ -175,7 +195,7 @@ void distribute_work(Graph& g, const CompileOptions& options) {
       if (options.work_division == "model" && op.type == "batchmatmul") {
         std::vector<int64_t> minimum(space.dims.size(), 1);
         for (const auto& [label, n] : op.span_splits) minimum[static_cast<size_t>(space.find(label))] = n;
-        const auto chosen = model_slices(op, space, minimum, slices, options);
+        const auto chosen = model_slices(op, space, units, minimum, slices, options);
         if (!chosen.empty()) slices = chosen;
       }
     }
