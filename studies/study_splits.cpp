@@ -53,7 +53,7 @@ std::string run_candidate(const SplitStudyOptions& o, const MatmulSplit* split, 
   }
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
-  return out.dump();
+  return out.dump(-1, ' ', false, Json::error_handler_t::replace);  // messages may quote non-UTF-8 input bytes
 }
 
 // Each job (a split, or null: the compiler's own) compiled and run in a worker.

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/arch_config.h"
+#include "runtime/error.h"
 
 namespace fs = std::filesystem;
 
@@ -91,8 +92,30 @@ SweepRow sweep_row_from_json(const Json& j) {
   return row;
 }
 
-void append_sweep_row(std::ostream& journal, const SweepRow& row) {
-  journal << sweep_row_to_json(row).dump() << "\n" << std::flush;
+std::string sweep_row_line(const SweepRow& row) {
+  // Messages may quote bytes of a bad input file that are not UTF-8: replaced, never a throw.
+  return sweep_row_to_json(row).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::ofstream open_sweep_journal(const std::string& path) {
+  // A line cut short by a kill is skipped when read; the next row starts on a line of its own.
+  bool cut = false;
+  {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (in && in.tellg() > 0) {
+      in.seekg(-1, std::ios::end);
+      cut = in.get() != '\n';
+    }
+  }
+  std::ofstream journal(path, std::ios::app);
+  if (!journal) fail(path, "", "cannot append to the sweep's journal");
+  if (cut) journal << "\n";
+  return journal;
+}
+
+void append_sweep_row(std::ofstream& journal, const SweepRow& row, const std::string& path) {
+  journal << sweep_row_line(row) << "\n" << std::flush;
+  if (!journal) fail(path, "", "cannot append to the sweep's journal (disk full?)");
 }
 
 std::string sweep_slurm_dir(const std::string& prefix) { return prefix + ".slurm"; }

@@ -7,6 +7,7 @@
 // same rows with each point's wall time), one row per point in point order.
 
 #include <cstddef>
+#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -30,8 +31,16 @@ struct SweepRow {
 Json sweep_row_to_json(const SweepRow& row);
 SweepRow sweep_row_from_json(const Json& j);
 
-// Appends one finished row to a journal (one line, flushed).
-void append_sweep_row(std::ostream& journal, const SweepRow& row);
+// A row as one journal line (no newline).
+std::string sweep_row_line(const SweepRow& row);
+
+// Opens a journal to append to; if its last line was cut short by a kill,
+// the next row starts a new line. Throws SpyreError.
+std::ofstream open_sweep_journal(const std::string& path);
+
+// Appends one finished row (one line, flushed); a write that fails (a full
+// disk) is an error naming the journal.
+void append_sweep_row(std::ofstream& journal, const SweepRow& row, const std::string& path);
 
 // Every row in the journals of PREFIX (local and Slurm shards), by point
 // hash; an ok row wins over an error row of the same point. A line cut short

@@ -21,6 +21,7 @@
 #include "runtime/text.h"
 #include "runtime/user_files.h"
 #include "sim/run_bundle.h"
+#include "studies/scratch_dir.h"
 #include "studies/split_cost_sim.h"
 #include "studies/worker_pool.h"
 
@@ -168,10 +169,8 @@ std::vector<SweepRow> run_sweep_points(const SweepSpec& spec, const std::vector<
                                        bool progress_bar, std::ostream& progress) {
   std::vector<SweepRow> finished_rows;
   if (points.empty()) return finished_rows;
-  std::ofstream journal(journal_path, std::ios::app);
-  if (!journal) fail(journal_path, "", "cannot append to the sweep's journal");
-  const fs::path scratch = fs::temp_directory_path() / ("spyre-sweep-" + std::to_string(::getpid()));
-  fs::create_directories(scratch);
+  std::ofstream journal = open_sweep_journal(journal_path);
+  const ScratchDir scratch("sweep");  // removed however the sweep ends
 
   const auto start = Clock::now();
   auto report_progress = [&](const SweepRow& row) {
@@ -195,9 +194,7 @@ std::vector<SweepRow> run_sweep_points(const SweepSpec& spec, const std::vector<
   pool.workers = workers;
   run_in_worker_pool(
       points.size(), pool,
-      [&](size_t i) {
-        return sweep_row_to_json(run_sweep_point(spec, *points[i], arch_path, scratch.string())).dump();
-      },
+      [&](size_t i) { return sweep_row_line(run_sweep_point(spec, *points[i], arch_path, scratch.file(""))); },
       [&](size_t i, const std::string* line, const std::string& failure) {
         SweepRow row = sweep_row_of(spec, *points[i]);
         if (line != nullptr) {
@@ -206,12 +203,10 @@ std::vector<SweepRow> run_sweep_points(const SweepSpec& spec, const std::vector<
           row.status = "error";
           row.error = failure;
         }
-        append_sweep_row(journal, row);
+        append_sweep_row(journal, row, journal_path);
         finished_rows.push_back(row);
         report_progress(row);
       });
-  std::error_code ignored;
-  fs::remove_all(scratch, ignored);
   return finished_rows;
 }
 
@@ -226,6 +221,22 @@ std::string sweep_prefix(const SweepOptions& options, const SweepSpec& spec) {
       fail(options.spec, "--output",
            "the results " + prefix + ext + " would overwrite the spec; give another --output");
     check_output_file(prefix + ext, "--output");
+  }
+  // The results under a prefix belong to one card: the arch each point ran on
+  // is not part of its hash, so a re-run with another --arch must not count
+  // the old points as done.
+  const std::string arch = load_arch(options.arch_path, {}).to_json().dump(1);
+  const std::string arch_file = prefix + ".arch.json";
+  std::error_code ec;
+  if (fs::exists(arch_file, ec)) {
+    if (read_input_file(arch_file) != arch)
+      fail(arch_file, "--arch",
+           "the results under " + prefix +
+               " were computed on another arch config; give another --output (or "
+               "remove " +
+               prefix + ".*)");
+  } else {
+    std::ofstream(arch_file) << arch;
   }
   return prefix;
 }

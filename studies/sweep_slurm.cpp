@@ -1,6 +1,7 @@
 #include "studies/sweep_slurm.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -54,6 +55,21 @@ std::string shard_path(const std::string& dir, int number, int task) {
 
 std::string log_path(const std::string& dir, int number, int task) {
   return (fs::path(dir) / ("task-" + std::to_string(number) + "-" + std::to_string(task) + ".log")).string();
+}
+
+// Written whole or not at all: an array task may read it the moment sbatch returns.
+void write_submission(const std::string& path, const Json& record) {
+  write_json_file(path + ".tmp", record);
+  std::error_code ec;
+  fs::rename(path + ".tmp", path, ec);
+  if (ec) fail(path, "", "cannot write the submission: " + ec.message());
+}
+
+// A job name sbatch takes as one word.
+std::string job_name(const std::string& sweep) {
+  std::string name = "spyre-sweep-";
+  for (char c : sweep) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
+  return name;
 }
 
 Submission read_submission(const std::string& path) {
@@ -152,6 +168,9 @@ SlurmSubmission submit_sweep_to_slurm(const SweepOptions& options, const SlurmOp
     const auto it = results.find(hash);
     return it != results.end() && it->second.status == "ok";
   };
+  // A point that ran and failed is finished as far as its task goes: the task
+  // did not die (the point runs again, as a local re-run would run it).
+  auto ran = [&](const std::string& hash) { return results.count(hash) > 0; };
   const std::vector<Submission> submissions = read_submissions(dir);
   const std::set<std::string> live = submissions.empty() ? std::set<std::string>{} : live_tasks();
   std::set<std::string> in_flight;
@@ -163,8 +182,8 @@ SlurmSubmission submit_sweep_to_slurm(const SweepOptions& options, const SlurmOp
       size_t unfinished = 0;
       for (const auto& hash : sub.tasks[t]) {
         if (has_result(hash)) continue;
-        ++unfinished;
         if (live.count(key)) in_flight.insert(hash);
+        if (!ran(hash)) ++unfinished;
       }
       if (unfinished == 0 || live.count(key)) continue;
       if (!asked) states = task_states(sub.job_id), asked = true;
@@ -174,6 +193,12 @@ SlurmSubmission submit_sweep_to_slurm(const SweepOptions& options, const SlurmOp
       const std::string log_says = !fs::exists(log) ? "it wrote no log (it never started)"
                                    : said.empty()   ? "its log " + log + " is empty"
                                                     : "its log " + log + " ends: " + said;
+      if (sub.job_id.empty()) {
+        outcome.dead.push_back("submission " + std::to_string(sub.number) +
+                               " has no job id (was `--slurm` stopped while sbatch ran?); if its job runs, its "
+                               "points may run twice");
+        break;
+      }
       outcome.dead.push_back("task " + std::to_string(t) + " of job " + sub.job_id + " (submission " +
                              std::to_string(sub.number) + ") left the queue" +
                              (state == states.end() ? "" : " " + state->second) + " with " +
@@ -203,21 +228,22 @@ SlurmSubmission submit_sweep_to_slurm(const SweepOptions& options, const SlurmOp
     sub.tasks.emplace_back(todo.begin() + static_cast<std::ptrdiff_t>(i),
                            todo.begin() + static_cast<std::ptrdiff_t>(std::min(todo.size(), i + per_task)));
   Json record = {{"number", sub.number}, {"spec", absolute(options.spec)}, {"tasks", sub.tasks}};
-  write_json_file(sub.file, record);
+  write_submission(sub.file, record);
   outcome.script = (fs::path(dir) / ("job-" + std::to_string(sub.number) + ".sh")).string();
   std::ofstream(outcome.script) << batch_script(spec, options, slurm, dir, sub.number, todo.size(), sub.tasks.size(),
                                                 outcome.out_prefix);
 
   const auto r = run_command({"sbatch", "--parsable", outcome.script});
   if (!r.started || r.exit_status != 0) {
-    fs::remove(sub.file, ec);  // not submitted: the next --slurm numbers its submission the same
+    fs::remove(sub.file, ec);  // not submitted: nothing left behind, the next --slurm numbers its submission the same
+    fs::remove(outcome.script, ec);
     if (!r.started) fail("sbatch", "", "not found on PATH: `sweep --slurm` runs where Slurm's commands do");
     fail(outcome.script, "sbatch", "refused the job: " + trim(r.err.empty() ? r.out : r.err));
   }
   // --parsable prints "job_id" or "job_id;cluster".
   outcome.job_id = split(trim(r.out), ';').front();
   record["job"] = outcome.job_id;
-  write_json_file(sub.file, record);
+  write_submission(sub.file, record);
   outcome.submitted = todo.size();
   outcome.tasks = sub.tasks.size();
   return outcome;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -59,7 +60,15 @@ Axis read_axis(const JsonNode& node, const std::vector<SweepRun>& runs) {
   }
   if (node.has("values") == node.has("range")) node.error("give either \"values\" or \"range\"");
   if (const auto values = node.find("values")) {
-    for (size_t i = 0; i < values->size(); ++i) axis.values.push_back(value_text(values->element(i)));
+    for (size_t i = 0; i < values->size(); ++i) {
+      const JsonNode v = values->element(i);
+      if (axis.key == "compile.cores") v.as_int_in(1, 1024);
+      if (axis.key == "compile.lx_stage") v.as_int_in(2, 4);
+      if (axis.key == "compile.lx_planning" && !v.raw().is_boolean()) v.error("must be true or false");
+      if (axis.key == "compile.work_division" && v.as_string() != "default" && v.as_string() != "model")
+        v.error("must be \"default\" or \"model\"");
+      axis.values.push_back(value_text(v));
+    }
   } else {
     const JsonNode range = node.at("range");
     const double from = range.at("from").as_double(), to = range.at("to").as_double(),
@@ -98,6 +107,18 @@ SweepRun read_run(const JsonNode& node, const fs::path& base) {
       value.error("unknown field (runs take " + join(std::vector<std::string>(known.begin(), known.end()), ", ") + ")");
     if (!run.bundle.empty() && key != "name" && key != "bundle")
       value.error("a bundle runs as it is: compile options apply to graphs and workloads");
+  }
+  // Compile options are checked here, before anything runs, as compile would check them.
+  if (const auto v = node.find("cores")) v->as_int_in(1, 1024);
+  if (const auto v = node.find("lx_planning"); v && !v->raw().is_boolean()) v->error("must be true or false");
+  if (const auto v = node.find("lx_stage")) v->as_int_in(2, 4);
+  if (const auto v = node.find("solver")) v->as_string();
+  if (const auto v = node.find("split")) v->is_string() ? void(v->as_string()) : void(v->as_string_list());
+  if (const auto v = node.find("work_division"); v && v->as_string() != "default" && v->as_string() != "model")
+    v->error("must be \"default\" or \"model\"");
+  if (const auto v = node.find("shape")) v->as_string();
+  if (const auto params = node.find("params")) {
+    for (const auto& [key, value] : params->members()) key == "dtype" ? void(value.as_string()) : void(value.as_int());
   }
   run.name = node.has("name")        ? node.at("name").as_string()
              : !run.workload.empty() ? run.workload
@@ -185,6 +206,7 @@ SweepSpec read_sweep_spec(const std::string& path) {
   for (const auto& g : groups) total *= static_cast<double>(g.front().values.size());
   if (total > static_cast<double>(kMaxPoints)) root.error("the grid has more than 1000000 points");
   std::vector<size_t> at(groups.size(), 0);
+  std::map<std::string, size_t> seen;  // point hash -> index
   for (size_t r = 0; r < spec.runs.size(); ++r) {
     std::fill(at.begin(), at.end(), 0);
     for (bool more = true; more;) {
@@ -200,6 +222,9 @@ SweepSpec read_sweep_spec(const std::string& path) {
       }
       canonical += "\nwarmup=" + std::to_string(spec.warmup);
       p.hash = hash_text(canonical);
+      if (const auto [it, fresh] = seen.emplace(p.hash, p.index); !fresh)
+        root.at("axes").error("points " + std::to_string(it->second) + " and " + std::to_string(p.index) +
+                              " are the same run with the same values: an axis repeats a value");
       spec.points.push_back(std::move(p));
       more = false;
       for (size_t g = groups.size(); g-- > 0;) {

@@ -51,12 +51,21 @@ bool read_all(int fd, void* data, size_t size) {
   return true;
 }
 
+constexpr int kWorkerFailed = 70;  // a job threw: the parent reports the job failed
+
 [[noreturn]] void worker_main(int from_parent, int to_parent, const std::function<std::string(size_t)>& work) {
-  for (uint64_t job = 0; read_all(from_parent, &job, sizeof job);) {
-    const std::string line = work(static_cast<size_t>(job)) + "\n";
-    if (!write_all(to_parent, line.data(), line.size())) break;
+  // Whatever happens, this process never returns into the parent's code
+  // (its stack is a copy of the parent's): it leaves by _exit, without the
+  // parent's exit handlers or destructors.
+  try {
+    for (uint64_t job = 0; read_all(from_parent, &job, sizeof job);) {
+      const std::string line = work(static_cast<size_t>(job)) + "\n";
+      if (!write_all(to_parent, line.data(), line.size())) break;
+    }
+  } catch (...) {
+    ::_exit(kWorkerFailed);
   }
-  ::_exit(0);  // without the parent's exit handlers
+  ::_exit(0);
 }
 
 Worker start_worker(const std::vector<Worker>& others, const std::function<std::string(size_t)>& work) {
@@ -70,9 +79,14 @@ Worker start_worker(const std::vector<Worker>& others, const std::function<std::
   std::cout.flush();
   std::cerr.flush();
   const pid_t pid = ::fork();
-  if (pid < 0) fail("", "sweep", "cannot start a worker process");
+  if (pid < 0) {
+    for (int fd : {down[0], down[1], up[0], up[1]}) ::close(fd);
+    fail("", "sweep", "cannot start a worker process");
+  }
   if (pid == 0) {
-    ::signal(SIGPIPE, SIG_DFL);
+    // Signals as a fresh process has them: Ctrl-C ends a worker even where
+    // the parent only notes it (Python), and a broken pipe ends it too.
+    for (int sig : {SIGPIPE, SIGINT, SIGTERM}) ::signal(sig, SIG_DFL);
     ::close(down[1]);
     ::close(up[0]);
     for (const auto& w : others) {  // the other workers' pipes are not this one's
@@ -93,32 +107,57 @@ Worker start_worker(const std::vector<Worker>& others, const std::function<std::
 }
 
 // Closes its pipes and reaps it; returns how it ended, for a failed job.
-std::string stop_worker(Worker& w) {
+std::string stop_worker(Worker& w, int* signal = nullptr) {
   ::close(w.to_worker);
   ::close(w.from_worker);
   int status = 0;
   while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
   }
   w.pid = -1;
+  if (signal != nullptr) *signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   if (WIFSIGNALED(status)) return "internal error: the worker died of signal " + std::to_string(WTERMSIG(status));
+  if (WEXITSTATUS(status) == kWorkerFailed) return "internal error: the worker's job threw an exception";
   return "internal error: the worker exited with status " + std::to_string(WEXITSTATUS(status));
 }
+
+// The pool's processes and SIGPIPE disposition, put back however the pool
+// ends: normally every worker is already stopped; on an exception (a failed
+// fork, a throwing callback) the rest are killed and reaped, not left behind.
+class PoolGuard {
+ public:
+  explicit PoolGuard(std::vector<Worker>& workers) : workers_(workers) {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;  // a worker that dies makes writing to its pipe fail, not end this process
+    ::sigaction(SIGPIPE, &ignore, &previous_);
+  }
+  PoolGuard(const PoolGuard&) = delete;
+  PoolGuard& operator=(const PoolGuard&) = delete;
+  ~PoolGuard() {
+    for (auto& w : workers_) {
+      if (w.pid <= 0) continue;
+      ::kill(w.pid, SIGKILL);
+      stop_worker(w);
+    }
+    ::sigaction(SIGPIPE, &previous_, nullptr);
+  }
+
+ private:
+  std::vector<Worker>& workers_;
+  struct sigaction previous_ {};
+};
 
 }  // namespace
 
 void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std::function<std::string(size_t)>& work,
                         const std::function<void(size_t, const std::string*, const std::string&)>& done) {
-  // A worker that dies makes writing to its pipe fail, not end this process.
-  struct sigaction ignore {
-  }, previous{};
-  ignore.sa_handler = SIG_IGN;
-  ::sigaction(SIGPIPE, &ignore, &previous);
   std::vector<Worker> workers(static_cast<size_t>(std::max(1, options.workers)));
+  const PoolGuard guard(workers);
   size_t next = 0, running = 0;
+  bool interrupted = false;  // a worker died of Ctrl-C (SIGINT) or SIGTERM: stop, as the user asked
   // Gives the worker its next job, starting or replacing it as needed; leaves it stopped when none is left.
   auto assign = [&](Worker& w) {
-    if (w.pid > 0 && (next >= jobs || w.jobs_done >= options.jobs_per_worker)) stop_worker(w);
-    while (next < jobs) {
+    if (w.pid > 0 && (interrupted || next >= jobs || w.jobs_done >= options.jobs_per_worker)) stop_worker(w);
+    while (!interrupted && next < jobs) {
       if (w.pid <= 0) w = start_worker(workers, work);
       const uint64_t job = next++;
       w.pending.clear();
@@ -163,10 +202,15 @@ void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std
         assign(w);
       } else {
         const size_t job = w.job;
-        const std::string failure = stop_worker(w);
+        int signal = 0;
+        const std::string failure = stop_worker(w, &signal);
         w.job = kNoJob;
         --running;
-        done(job, nullptr, failure);
+        if (signal == SIGINT || signal == SIGTERM) {
+          interrupted = true;  // not the job's fault: it is left without a result, to run again
+        } else {
+          done(job, nullptr, failure);
+        }
         assign(w);
       }
     }
@@ -174,7 +218,7 @@ void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std
   for (auto& w : workers) {
     if (w.pid > 0) stop_worker(w);
   }
-  ::sigaction(SIGPIPE, &previous, nullptr);
+  if (interrupted) fail("", "interrupted", "a worker was stopped by a signal; the points that finished are kept");
 }
 
 }  // namespace spyre::studies

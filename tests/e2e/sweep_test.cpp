@@ -5,10 +5,12 @@
 
 #include <csignal>
 #include <fstream>
+#include <map>
 
 #include "runtime/error.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_spec.h"
+#include "studies/worker_pool.h"
 #include "test_support.h"
 
 namespace spyre {
@@ -73,6 +75,46 @@ TEST(SweepSpec, BadSpecsNameThePathAndTheReason) {
             ": $.runs[1]: a second run named 'exp' (give each a \"name\")");
   EXPECT_EQ(spec_error(R"({"runs": [{"workload": "exp", "bundle": "x"}]})"),
             ": $.runs[0]: give exactly one of \"bundle\", \"graph\", \"workload\"");
+}
+
+// The pool: a job that throws fails alone (its worker never returns into
+// this process's code), a job that crashes its worker fails alone, the rest
+// run; a worker stopped by SIGINT stops the pool, its job left unreported.
+TEST(WorkerPool, FailuresStayWithTheirJobAndCtrlCStopsThePool) {
+  std::map<size_t, std::string> got;
+  studies::WorkerPoolOptions o;
+  o.workers = 2;
+  o.jobs_per_worker = 3;
+  studies::run_in_worker_pool(
+      8, o,
+      [](size_t i) -> std::string {
+        if (i == 2) throw std::runtime_error("job 2 throws");
+        if (i == 5) std::abort();
+        return "ran " + std::to_string(i);
+      },
+      [&](size_t i, const std::string* line, const std::string& failure) { got[i] = line ? *line : failure; });
+  ASSERT_EQ(got.size(), 8u);
+  EXPECT_EQ(got[0], "ran 0");
+  EXPECT_EQ(got[7], "ran 7");
+  EXPECT_EQ(got[2], "internal error: the worker's job threw an exception");
+  EXPECT_EQ(got[5], "internal error: the worker died of signal " + std::to_string(SIGABRT));
+  struct sigaction now {};
+  ::sigaction(SIGPIPE, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);  // put back
+
+  std::map<size_t, std::string> partial;
+  o.workers = 1;
+  const std::string message = test::error_of([&] {
+    studies::run_in_worker_pool(
+        5, o,
+        [](size_t i) -> std::string {
+          if (i == 1) ::raise(SIGINT);
+          return "ran " + std::to_string(i);
+        },
+        [&](size_t i, const std::string* line, const std::string&) { partial[i] = line ? *line : "failed"; });
+  });
+  EXPECT_EQ(message, "interrupted: a worker was stopped by a signal; the points that finished are kept");
+  EXPECT_EQ(partial, (std::map<size_t, std::string>{{0, "ran 0"}}));
 }
 
 // A YAML spec is the same spec: the same points, values and hashes as its
@@ -203,6 +245,38 @@ TEST(Sweep, ResultsNeverOverwriteTheSpec) {
   EXPECT_NE(test::read_text(dir.file("t.json")).find("\"runs\""), std::string::npos);
 }
 
+// A spec whose axis repeats a value would give two points one identity (and
+// one scratch folder): refused. A run's compile options are checked before
+// anything runs.
+TEST(SweepSpec, RepeatedPointsAndBadCompileOptionsAreRefusedUpFront) {
+  EXPECT_EQ(spec_error(R"({"runs": [{"workload": "exp"}], "axes": [{"key": "clock_ghz", "values": [1, 2, 1]}]})"),
+            ": $.axes: points 0 and 2 are the same run with the same values: an axis repeats a value");
+  EXPECT_EQ(spec_error(R"({"runs": [{"workload": "exp", "lx_planning": "yes"}]})"),
+            ": $.runs[0].lx_planning: must be true or false");
+  EXPECT_EQ(spec_error(R"({"runs": [{"workload": "exp", "lx_stage": 5}]})").substr(0, 21), ": $.runs[0].lx_stage:");
+  EXPECT_EQ(spec_error(R"({"runs": [{"workload": "exp"}], "axes": [{"key": "compile.cores", "values": ["abc"]}]})")
+                .substr(0, 25),
+            ": $.axes[0].values[0]: ex");
+  EXPECT_EQ(spec_error(R"({"runs": [{"workload": "exp", "work_division": "fast"}]})"),
+            ": $.runs[0].work_division: must be \"default\" or \"model\"");
+}
+
+// The results under a prefix belong to one card: re-running them with
+// another --arch would count the old points as done, so it is refused.
+TEST(Sweep, AnotherArchConfigDoesNotResumeTheOldResults) {
+  TempDir dir;
+  const std::string spec = write_spec(dir, std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}]})");
+  ASSERT_EQ(test::run_cli("sweep " + spec + " -o " + dir.file("r")).exit_code, 0);
+  test::write_text(dir.file("fast.json"), test::run_cli("arch --json --set clock_ghz=2").output);
+  const auto r = test::run_cli("sweep " + spec + " -o " + dir.file("r") + " --arch " + dir.file("fast.json"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("r.arch.json: --arch: the results under " + dir.file("r") +
+                          " were computed on another arch config"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(test::run_cli("sweep " + spec + " -o " + dir.file("r2") + " --arch " + dir.file("fast.json")).exit_code, 0);
+}
+
 // Collecting before anything ran: every point is a "missing" row, named as
 // such, and the exit status says the results are incomplete.
 TEST(Sweep, CollectMarksPointsWithoutResultsMissing) {
@@ -225,8 +299,9 @@ TEST(Sweep, SlurmSubmissionErrorsSayWhatSbatchSaid) {
     "axes": [{"key": "clock_ghz", "values": [1, 2]}]})");
   const std::string fake_bin = dir.file("bin");
   std::filesystem::create_directories(fake_bin);
-  test::write_text(fake_bin + "/sbatch",
-                   "#!/bin/sh\necho 'sbatch: error: invalid partition specified: gpu' >&2\nexit 1\n");
+  // It keeps the script it was given, then refuses it.
+  test::write_text(fake_bin + "/sbatch", "#!/bin/sh\ncp \"$2\" " + dir.file("seen.sh") +
+                                             "\necho 'sbatch: error: invalid partition specified: gpu' >&2\nexit 1\n");
   std::filesystem::permissions(fake_bin + "/sbatch", std::filesystem::perms::owner_all);
   const std::string sweep = " sweep " + spec + " -o " + dir.file("r") + " --slurm --partition gpu";
   const auto not_found = test::run_shell("env PATH=/nonexistent " + std::string(SPYRE_SIM_BINARY) + sweep);
@@ -238,8 +313,11 @@ TEST(Sweep, SlurmSubmissionErrorsSayWhatSbatchSaid) {
   EXPECT_EQ(refused.output, "spyre-sim: error: " + dir.file("r.slurm") +
                                 "/job-1.sh: sbatch: refused the job: sbatch: error: "
                                 "invalid partition specified: gpu\n");
-  EXPECT_FALSE(std::filesystem::exists(dir.file("r.slurm/submission-1.json")));
-  EXPECT_NE(test::read_text(dir.file("r.slurm/job-1.sh")).find("#SBATCH --partition=gpu\n"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.slurm/submission-1.json")));  // nothing left behind
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.slurm/job-1.sh")));
+  const std::string script = test::read_text(dir.file("seen.sh"));
+  EXPECT_NE(script.find("#SBATCH --partition=gpu\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --job-name=spyre-sweep-t\n"), std::string::npos) << script;
 }
 
 }  // namespace
