@@ -123,12 +123,23 @@ std::string stop_worker(Worker& w, int* signal = nullptr) {
 // The pool's processes and SIGPIPE disposition, put back however the pool
 // ends: normally every worker is already stopped; on an exception (a failed
 // fork, a throwing callback) the rest are killed and reaped, not left behind.
+volatile std::sig_atomic_t g_stop_requested = 0;
+
+extern "C" void note_stop_request(int) { g_stop_requested = 1; }
+
 class PoolGuard {
  public:
   explicit PoolGuard(std::vector<Worker>& workers) : workers_(workers) {
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;  // a worker that dies makes writing to its pipe fail, not end this process
-    ::sigaction(SIGPIPE, &ignore, &previous_);
+    ::sigaction(SIGPIPE, &ignore, &previous_pipe_);
+    // Ctrl-C or SIGTERM to this process: stop handing out jobs and unwind
+    // (the pool's folders are removed on the way out) instead of dying here.
+    g_stop_requested = 0;
+    struct sigaction note {};
+    note.sa_handler = note_stop_request;
+    ::sigaction(SIGINT, &note, &previous_int_);
+    ::sigaction(SIGTERM, &note, &previous_term_);
   }
   PoolGuard(const PoolGuard&) = delete;
   PoolGuard& operator=(const PoolGuard&) = delete;
@@ -138,12 +149,15 @@ class PoolGuard {
       ::kill(w.pid, SIGKILL);
       stop_worker(w);
     }
-    ::sigaction(SIGPIPE, &previous_, nullptr);
+    ::sigaction(SIGPIPE, &previous_pipe_, nullptr);
+    ::sigaction(SIGINT, &previous_int_, nullptr);
+    ::sigaction(SIGTERM, &previous_term_, nullptr);
   }
 
  private:
   std::vector<Worker>& workers_;
-  struct sigaction previous_ {};
+  struct sigaction previous_pipe_ {
+  }, previous_int_{}, previous_term_{};
 };
 
 }  // namespace
@@ -180,8 +194,14 @@ void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std
       }
     }
     if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      fail("", "sweep", "cannot wait for the worker processes");
+      if (errno != EINTR) fail("", "sweep", "cannot wait for the worker processes");
+      if (g_stop_requested != 0 && !interrupted) {
+        interrupted = true;  // the running jobs finish (or die of the same Ctrl-C); no new ones start
+        for (auto& w : workers) {
+          if (w.pid > 0 && w.job == kNoJob) stop_worker(w);
+        }
+      }
+      continue;
     }
     for (size_t i = 0; i < fds.size(); ++i) {
       if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
@@ -218,7 +238,8 @@ void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std
   for (auto& w : workers) {
     if (w.pid > 0) stop_worker(w);
   }
-  if (interrupted) fail("", "interrupted", "a worker was stopped by a signal; the points that finished are kept");
+  if (interrupted || g_stop_requested != 0)
+    fail("", "interrupted", "stopped by a signal; the points that finished are kept");
 }
 
 }  // namespace spyre::studies

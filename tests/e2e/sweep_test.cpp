@@ -113,7 +113,7 @@ TEST(WorkerPool, FailuresStayWithTheirJobAndCtrlCStopsThePool) {
         },
         [&](size_t i, const std::string* line, const std::string&) { partial[i] = line ? *line : "failed"; });
   });
-  EXPECT_EQ(message, "interrupted: a worker was stopped by a signal; the points that finished are kept");
+  EXPECT_EQ(message, "interrupted: stopped by a signal; the points that finished are kept");
   EXPECT_EQ(partial, (std::map<size_t, std::string>{{0, "ran 0"}}));
 }
 
