@@ -161,7 +161,15 @@ double matmul_split_lower_bound_us(const MatmulShape& shape, const MatmulSplit& 
                              arch.pt.simd_lanes * arch.clock_ghz * 1e3;
   const double operand_bytes = 2.0 * static_cast<double>(shape.b * shape.m * shape.k + shape.b * shape.k * shape.n);
   const double from_dram = std::max(0.0, operand_bytes - static_cast<double>(arch.cache.bytes));
-  return std::max(macs_per_core / macs_per_us, from_dram / (arch.lpddr5.peak_gbps * 1e3));
+  double bound = std::max(macs_per_core / macs_per_us, from_dram / (arch.lpddr5.peak_gbps * 1e3));
+  if (arch.cache.bytes > 0) {
+    // Every core reads its own A and W slices at least once, and all core
+    // reads pass the memory-side cache's shared delivery (cache.gbps).
+    const double core_bytes =
+        2.0 * static_cast<double>((shape.b / split.b) * (shape.k / split.k) * (shape.m / split.m + shape.n / split.n));
+    bound = std::max(bound, core_bytes * static_cast<double>(split.cores()) / (arch.cache.gbps * 1e3));
+  }
+  return bound;
 }
 
 std::string split_study_table(const SplitStudy& study) {
