@@ -36,6 +36,12 @@ constexpr const char* kAdd = R"({"name": "add", "bundle": ")";
 
 std::string add_bundle() { return test::cli_bundle("add"); }
 
+// A sweep named "t" over the torch-spyre add bundle; `rest` is what follows
+// the runs (e.g. `, "axes": [...]`).
+std::string add_sweep_json(const std::string& rest = "") {
+  return std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}])" + rest + "}";
+}
+
 TEST(SweepSpec, CrossesAxesInOrderAndZipsTogether) {
   TempDir dir;
   const auto spec = read_sweep_spec(write_spec(dir, std::string(R"({"runs": [)") + kAdd + add_bundle() + R"("},
@@ -190,8 +196,8 @@ TEST(Sweep, RowsPerPointAndAReRunSkipsThem) {
 
 TEST(Sweep, FailingPointsAreRecordedAndNamed) {
   TempDir dir;
-  const std::string spec = write_spec(dir, std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}],
-    "axes": [{"key": "cores", "values": [8, 32]}]})");
+  const std::string spec = write_spec(dir, add_sweep_json(R"(,
+    "axes": [{"key": "cores", "values": [8, 32]}])"));
   const auto r = test::run_cli("sweep " + spec + " -o " + dir.file("r") + " -j 1");
   EXPECT_EQ(r.exit_code, 6) << r.output;
   EXPECT_NE(r.output.find("2 points: 2 ran, 0 done before, 1 failed"), std::string::npos) << r.output;
@@ -236,7 +242,7 @@ TEST(Sweep, KilledHalfWayAReRunFinishesOnlyTheMissingPoints) {
 // results would overwrite it, so that is refused before anything runs.
 TEST(Sweep, ResultsNeverOverwriteTheSpec) {
   TempDir dir;
-  test::write_text(dir.file("t.json"), std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}]})");
+  test::write_text(dir.file("t.json"), add_sweep_json());
   const auto r = test::run_shell("cd " + dir.path() + " && " + SPYRE_SIM_BINARY + " sweep t.json");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_EQ(r.output,
@@ -265,7 +271,7 @@ TEST(SweepSpec, RepeatedPointsAndBadCompileOptionsAreRefusedUpFront) {
 // another --arch would count the old points as done, so it is refused.
 TEST(Sweep, AnotherArchConfigDoesNotResumeTheOldResults) {
   TempDir dir;
-  const std::string spec = write_spec(dir, std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}]})");
+  const std::string spec = write_spec(dir, add_sweep_json());
   ASSERT_EQ(test::run_cli("sweep " + spec + " -o " + dir.file("r")).exit_code, 0);
   test::write_text(dir.file("fast.json"), test::run_cli("arch --json --set clock_ghz=2").output);
   const auto r = test::run_cli("sweep " + spec + " -o " + dir.file("r") + " --arch " + dir.file("fast.json"));
@@ -281,8 +287,8 @@ TEST(Sweep, AnotherArchConfigDoesNotResumeTheOldResults) {
 // such, and the exit status says the results are incomplete.
 TEST(Sweep, CollectMarksPointsWithoutResultsMissing) {
   TempDir dir;
-  const std::string spec = write_spec(dir, std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}],
-    "axes": [{"key": "clock_ghz", "values": [1, 2]}]})");
+  const std::string spec = write_spec(dir, add_sweep_json(R"(,
+    "axes": [{"key": "clock_ghz", "values": [1, 2]}])"));
   const auto r = test::run_cli("sweep " + spec + " -o " + dir.file("r") + " --collect");
   EXPECT_EQ(r.exit_code, 6) << r.output;
   EXPECT_NE(r.output.find("2 points: 0 failed, 2 without a result yet"), std::string::npos) << r.output;
@@ -295,8 +301,8 @@ TEST(Sweep, CollectMarksPointsWithoutResultsMissing) {
 // reason (sbatch's own message), and no submission left behind.
 TEST(Sweep, SlurmSubmissionErrorsSayWhatSbatchSaid) {
   TempDir dir;
-  const std::string spec = write_spec(dir, std::string(R"({"name": "t", "runs": [)") + kAdd + add_bundle() + R"("}],
-    "axes": [{"key": "clock_ghz", "values": [1, 2]}]})");
+  const std::string spec = write_spec(dir, add_sweep_json(R"(,
+    "axes": [{"key": "clock_ghz", "values": [1, 2]}])"));
   const std::string fake_bin = dir.file("bin");
   std::filesystem::create_directories(fake_bin);
   // It keeps the script it was given, then refuses it.
