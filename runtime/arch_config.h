@@ -27,7 +27,10 @@ struct ArchConfig {
   struct Pt {
     int pe_rows, pe_cols, simd_lanes;
     double efficiency;
-    double strided_efficiency;
+    double split_k_rate, large_block_rate;  // PT rate factors of a projection's block
+    int64_t large_block_rows, large_block_cols;
+    double output_stick_ns;  // a batched matmul's output drain per stick
+    int64_t output_stick_k;
     int elementwise_elems_per_cycle;
   } pt;
 
@@ -48,6 +51,7 @@ struct ArchConfig {
     double port_gbps;
     int64_t request_bytes;
     int max_outstanding;
+    double run_ns;  // the engine starts one run (contiguous part of a strided transfer) per run_ns
     double setup_ns;
     double write_fence_ns;  // a kernel that wrote HBM waits this long after its last store
   } dma;

@@ -31,12 +31,41 @@ const std::vector<ArchParam>& arch_params() {
       {SPYRE_FIELD(pt.simd_lanes), .unit = "fp16 MACs per PE per cycle", .value = 8, .min = 1, .max = 1024,
        .integer = true,
        .source = "public Spyre figures: 8-way fp16 SIMD per PE (gives 1536 MAC/ns/core peak at 1.5 GHz)"},
-      {SPYRE_FIELD(pt.efficiency), .unit = "fraction of peak", .value = 0.742, .min = 1e-4, .max = 1, .integer = false,
-       .source = "torch-spyre cost model (2026): matmul sustains ~1140 of 1536 MAC/ns per core"},
-      {SPYRE_FIELD(pt.strided_efficiency), .unit = "fraction of peak", .value = 0.104, .min = 1e-4, .max = 1,
+      {SPYRE_FIELD(pt.efficiency), .unit = "fraction of peak", .value = 0.614, .min = 1e-4, .max = 1, .integer = false,
+       .source = "calibrated (docs/calibration.md): prefill Granite projections at their compute-bound splits "
+                 "(calibration/granite_matmul, fit on prefill rows; decode rows never bind it); torch-spyre's cost "
+                 "model says ~1140/1536 = 0.742",
+       .before_calibration = 0.742},
+      {SPYRE_FIELD(pt.split_k_rate), .unit = "fraction of pt.efficiency", .value = 0.5, .min = 1e-4, .max = 1,
        .integer = false,
-       .source = "torch-spyre cost model (2026): batched matmul in the default layout (rows of the preserved dim not "
-                 "adjacent) ~160 MAC/ns per core = 160/1536"},
+       .source = "calibrated (docs/calibration.md): a projection whose contraction dim is split over cores computes "
+                 "at about half the rate (prefill Q/O 1_4_4_2 548 us vs 1_4_8_1 317 us, calibration/granite_matmul); "
+                 "cause not known",
+       .before_calibration = 1.0},
+      {SPYRE_FIELD(pt.large_block_rate), .unit = "fraction of pt.efficiency", .value = 0.5, .min = 1e-4, .max = 1,
+       .integer = false,
+       .source = "calibrated (docs/calibration.md): a projection block of at least large_block_rows x "
+                 "large_block_cols per core (twice each when K is split) computes at about half the rate: measured "
+                 "time over peak-rate time falls in bands near 1.7, 3.2 and 6.7 (calibration/granite_matmul); cause "
+                 "not known",
+       .before_calibration = 1.0},
+      {SPYRE_FIELD(pt.large_block_rows), .unit = "rows per core", .value = 256, .min = 1, .max = 1e12, .integer = true,
+       .source = "calibrated with pt.large_block_rate: prefill Q/O 1_2_16_1 (256 rows) runs in the slow band, "
+                 "1_4_8_1 (128) does not"},
+      {SPYRE_FIELD(pt.large_block_cols), .unit = "columns per core", .value = 128, .min = 1, .max = 1e12,
+       .integer = true,
+       .source = "calibrated with pt.large_block_rate: prefill K/V 1_2_16_1 (64 columns) runs in the fast band, "
+                 "Q/O 1_2_16_1 (256) does not"},
+      {SPYRE_FIELD(pt.output_stick_ns), .unit = "ns per output stick at the whole LX", .value = 121.0, .min = 0,
+       .max = 1e9, .integer = false,
+       .source = "calibrated (docs/calibration.md): a batched matmul spends ~0.6 us per output stick at "
+                 "DXP_LX_FRAC_AVAIL 0.2 and a quarter of it at 0.8 (attention bmms, calibration/granite_matmul); "
+                 "scaled by lx.size_bytes / staging space; cause not known",
+       .before_calibration = 0.0},
+      {SPYRE_FIELD(pt.output_stick_k), .unit = "contraction elements per core", .value = 128, .min = 1, .max = 1e12,
+       .integer = true,
+       .source = "calibrated with pt.output_stick_ns: a core whose contraction is shorter pays proportionally less "
+                 "per output stick (QK^T split 2 ways over K)"},
       {SPYRE_FIELD(pt.elementwise_elems_per_cycle), .unit = "elements/cycle/corelet", .value = 64, .min = 1,
        .max = 1 << 20, .integer = true,
        .source = "assumption: a non-matmul op on the PT array streams one 64-element stick per cycle"},
@@ -91,6 +120,11 @@ const std::vector<ArchParam>& arch_params() {
        .source = "assumption: DMA requests of 16 sticks"},
       {SPYRE_FIELD(dma.max_outstanding), .unit = "requests", .value = 16, .min = 1, .max = 1 << 20, .integer = true,
        .source = "assumption: enough in flight to cover the memory latency at the port rate"},
+      {SPYRE_FIELD(dma.run_ns), .unit = "ns per run", .value = 21.6, .min = 0, .max = 1e9, .integer = false,
+       .source = "calibrated (docs/calibration.md): a strided transfer's runs are started one per run_ns, so 128-byte "
+                 "runs move ~5.9 GB/s per engine (the attention bmms' weight streams at LX 0.2 vs 0.8, "
+                 "calibration/granite_matmul; equivalently ~18 runs in flight at lpddr5.latency_ns)",
+       .before_calibration = 0.0},
       {SPYRE_FIELD(dma.setup_ns), .unit = "ns per transfer", .value = 50.0, .min = 0, .max = 1e9, .integer = false,
        .source = "assumption: descriptor setup per tile transfer"},
       {SPYRE_FIELD(dma.write_fence_ns), .unit = "ns per SDSC that writes HBM", .value = 500.0, .min = 0, .max = 1e9,

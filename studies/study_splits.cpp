@@ -10,6 +10,7 @@
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
 #include "sim/run_bundle.h"
+#include "sim/schedule/kernel_plan.h"
 #include "studies/scratch_dir.h"
 #include "studies/worker_pool.h"
 
@@ -157,8 +158,10 @@ std::vector<SplitStudyRow> run_matmul_splits(const SplitStudyOptions& options, c
 double matmul_split_lower_bound_us(const MatmulShape& shape, const MatmulSplit& split, const ArchConfig& arch) {
   const double macs_per_core =
       static_cast<double>(shape.b * shape.m * shape.k * shape.n) / static_cast<double>(split.cores());
-  const double macs_per_us = static_cast<double>(arch.corelets_per_core) * arch.pt.pe_rows * arch.pt.pe_cols *
-                             arch.pt.simd_lanes * arch.clock_ghz * 1e3;
+  const int64_t m = shape.m / split.m, n = shape.n / split.n, k = shape.k / split.k;
+  // The PT array at the rate the card model gives this block.
+  const double macs_per_us =
+      sim::matmul_macs_per_cycle(arch, shape.batched(), split.k > 1, m, n) * arch.clock_ghz * 1e3;
   const double operand_bytes = 2.0 * static_cast<double>(shape.b * shape.m * shape.k + shape.b * shape.k * shape.n);
   const double from_dram = std::max(0.0, operand_bytes - static_cast<double>(arch.cache.bytes));
   double bound = std::max(macs_per_core / macs_per_us, from_dram / (arch.lpddr5.peak_gbps * 1e3));
@@ -168,6 +171,11 @@ double matmul_split_lower_bound_us(const MatmulShape& shape, const MatmulSplit& 
     const double core_bytes =
         2.0 * static_cast<double>((shape.b / split.b) * (shape.k / split.k) * (shape.m / split.m + shape.n / split.n));
     bound = std::max(bound, core_bytes * static_cast<double>(split.cores()) / (arch.cache.gbps * 1e3));
+  }
+  if (shape.batched()) {
+    // Each core drains its output sticks one after another (kernel_plan.cpp).
+    const double sticks = static_cast<double>((shape.b / split.b) * m * ((n + 63) / 64));
+    bound = std::max(bound, sticks * sim::output_stick_cycles(arch, k, split.k) * arch.cycle_ns() / 1e3);
   }
   return bound;
 }

@@ -14,7 +14,8 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& arch, DmaDi
       port_(port),
       request_bytes_(arch.dma.request_bytes),
       max_outstanding_(static_cast<size_t>(arch.dma.max_outstanding)),
-      setup_ns_(arch.dma.setup_ns) {}
+      setup_ns_(arch.dma.setup_ns),
+      run_ns_(arch.dma.run_ns) {}
 
 void DmaEngine::transfer(const Transfer& t, const std::string& label) {
   if (t.bytes <= 0) return;
@@ -30,21 +31,29 @@ void DmaEngine::transfer(const Transfer& t, const std::string& label) {
   lx.set_command(store ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
   lx.set_data_ptr(nullptr);
   // Requests never cross a run: a strided transfer is one descriptor whose
-  // requests stay in flight across its runs.
-  std::vector<std::pair<int64_t, int64_t>> requests;
+  // requests stay in flight across its runs; the engine starts one run per
+  // run_ns, so short runs cap the rate whatever the memory behind them.
+  struct Request {
+    int64_t address, bytes;
+    bool starts_run;
+  };
+  std::vector<Request> requests;
+  auto add_run = [&](int64_t address, int64_t bytes) {
+    for (int64_t offset = 0; offset < bytes; offset += request_bytes_)
+      requests.push_back({address + offset, std::min(request_bytes_, bytes - offset), offset == 0});
+  };
   if (t.runs.empty()) {
-    for (int64_t offset = 0; offset < t.bytes; offset += request_bytes_) {
-      requests.emplace_back(t.address + offset, std::min(request_bytes_, t.bytes - offset));
-    }
+    add_run(t.address, t.bytes);
   } else {
-    for (const auto& [address, bytes] : t.runs) {
-      for (int64_t offset = 0; offset < bytes; offset += request_bytes_) {
-        requests.emplace_back(address + offset, std::min(request_bytes_, bytes - offset));
-      }
-    }
+    for (const auto& [address, bytes] : t.runs) add_run(address, bytes);
   }
-  for (const auto& [request_address, size] : requests) {
-    const double port_start = std::max(now_ns(), port_.free_at_ns);
+  double next_run_ns = now_ns();
+  for (const auto& [request_address, size, starts_run] : requests) {
+    double port_start = std::max(now_ns(), port_.free_at_ns);
+    if (starts_run) {
+      port_start = std::max(port_start, next_run_ns);
+      next_run_ns = port_start + run_ns_;
+    }
     port_.free_at_ns = port_start + static_cast<double>(size) * port_.ns_per_byte;
     // The staging buffer side of the copy; its completion does not hold the
     // request back (the LX ports outpace the memory port).

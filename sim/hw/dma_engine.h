@@ -50,6 +50,7 @@ class DmaEngine : public sc_core::sc_module, public HardwareBlock {
   int64_t request_bytes_;
   size_t max_outstanding_;
   double setup_ns_;
+  double run_ns_;
   BusyLog log_;
   int64_t bytes_ = 0;
 };

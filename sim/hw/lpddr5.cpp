@@ -29,6 +29,19 @@ Lpddr5::Lpddr5(sc_core::sc_module_name name, const ArchConfig& arch)
   stats_.channel_busy_ns.assign(channels_.size(), 0.0);
 }
 
+size_t Lpddr5::channel_of(int64_t address) const {
+  // The chunk index folded onto itself (XOR of its higher bits into the
+  // low ones) before the modulo: a stream whose stride is a multiple of
+  // channels x interleave still spreads over every channel, as controllers'
+  // address hashing makes it (a bmm weight read per batch element strides
+  // by B x 128 bytes).
+  const auto n = static_cast<uint64_t>(channels_.size());
+  uint64_t chunk = static_cast<uint64_t>(address / interleave_);
+  uint64_t hashed = 0;
+  for (; chunk != 0; chunk /= n) hashed += chunk % n;
+  return static_cast<size_t>(hashed % n);
+}
+
 void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   const bool write = payload.is_write();
   const int64_t first = static_cast<int64_t>(payload.get_address());
@@ -39,9 +52,7 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
   // depth; re-checking would wake every waiting initiator for each slot.)
   double backlog_end = 0;
   for (int64_t a = first - first % interleave_; a < first + length; a += interleave_) {
-    backlog_end =
-        std::max(backlog_end,
-                 channels_[static_cast<size_t>((a / interleave_) % static_cast<int64_t>(channels_.size()))].free_at_ns);
+    backlog_end = std::max(backlog_end, channels_[channel_of(a)].free_at_ns);
   }
   wait_until_ns(backlog_end - queue_ns_);
   arrival = std::max(arrival, now_ns());
@@ -51,7 +62,7 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
   double last_chunk_end = arrival;
   while (remaining > 0) {
     const int64_t chunk = std::min(remaining, interleave_ - address % interleave_);
-    Channel& ch = channels_[static_cast<size_t>((address / interleave_) % static_cast<int64_t>(channels_.size()))];
+    Channel& ch = channels_[channel_of(address)];
     const double start = std::max(arrival, ch.free_at_ns);
     double duration = static_cast<double>(chunk) * ns_per_byte;
     if (write && start - ch.last_read_end_ns < mixed_window_ns_) {

@@ -44,6 +44,7 @@ class Lpddr5 : public sc_core::sc_module, public HardwareBlock {
   const Stats& stats() const { return stats_; }
   // read_bytes, write_bytes, turnarounds, channels, channel_busy_ns (summed over channels)
   Counters counters() const override;
+  size_t channel_of(int64_t address) const;  // which channel serves this byte
 
  private:
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

@@ -1,6 +1,8 @@
 #include "sim/hw/memory_cache.h"
 
 #include <algorithm>
+#include <bit>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -9,46 +11,54 @@
 
 namespace spyre::sim {
 
+namespace {
+// A line whose fill has been asked for but whose return time is not known yet.
+constexpr double kFillOutstanding = std::numeric_limits<double>::infinity();
+}  // namespace
+
 MemoryCache::MemoryCache(sc_core::sc_module_name name, const ArchConfig& arch)
     : sc_module(name),
       socket("socket"),
       dram("dram"),
       capacity_lines_(arch.cache.bytes / arch.cache.line_bytes),
       line_bytes_(arch.cache.line_bytes),
+      sectors_(std::clamp<int64_t>(arch.cache.line_bytes / kStickBytes, 1, 64)),
+      sector_bytes_(arch.cache.line_bytes / sectors_),
       ns_per_byte_(1.0 / arch.cache.gbps),
       hit_latency_ns_(arch.cache.hit_latency_ns) {
   socket.register_b_transport(this, &MemoryCache::b_transport);
   socket.register_transport_dbg(this, &MemoryCache::transport_dbg);
 }
 
-bool MemoryCache::touch(int64_t line, bool dirty) {
+MemoryCache::Entry& MemoryCache::touch(int64_t line) {
   auto it = where_.find(line);
   if (it != where_.end()) {
-    it->second->dirty = it->second->dirty || dirty;
     lru_.splice(lru_.begin(), lru_, it->second);
-    return true;
+    return *it->second;
   }
-  lru_.push_front({line, dirty});
+  lru_.push_front({line, 0, 0, 0.0});
   where_[line] = lru_.begin();
+  Entry& added = lru_.front();
   if (static_cast<int64_t>(lru_.size()) > capacity_lines_) {
     const Entry victim = lru_.back();
     lru_.pop_back();
     where_.erase(victim.line);
-    if (victim.dirty) write_back(victim.line);
+    if (victim.dirty != 0) write_back(victim);
   }
-  return false;
+  return added;
 }
 
-void MemoryCache::write_back(int64_t line) {
+void MemoryCache::write_back(const Entry& victim) {
+  const int64_t bytes = std::popcount(victim.dirty) * sector_bytes_;
   tlm::tlm_generic_payload wb;
   wb.set_command(tlm::TLM_WRITE_COMMAND);
-  wb.set_address(static_cast<uint64_t>(line * line_bytes_));
+  wb.set_address(static_cast<uint64_t>(victim.line * line_bytes_ + std::countr_zero(victim.dirty) * sector_bytes_));
   wb.set_data_ptr(nullptr);
-  wb.set_data_length(static_cast<unsigned int>(line_bytes_));
-  wb.set_streaming_width(static_cast<unsigned int>(line_bytes_));
+  wb.set_data_length(static_cast<unsigned int>(bytes));
+  wb.set_streaming_width(static_cast<unsigned int>(bytes));
   sc_core::sc_time ignored = sc_core::SC_ZERO_TIME;  // the evicting request does not wait for it
   dram->b_transport(wb, ignored);
-  stats_.writeback_bytes += line_bytes_;
+  stats_.writeback_bytes += bytes;
 }
 
 void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -59,37 +69,72 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   const bool write = payload.is_write();
   const int64_t first = static_cast<int64_t>(payload.get_address());
   const int64_t length = payload_bytes(payload);
-  // A read that misses fills each missing line whole from LPDDR5: DRAM
-  // serves at least every byte the cores read that the cache did not hold
-  // (byte conservation), and more when requests are smaller than a line.
-  std::vector<std::pair<int64_t, int64_t>> fills;  // (first line, lines) runs of missed lines
+  // A read fills the sectors (sticks) it misses from LPDDR5: DRAM serves at
+  // least every byte the cores read that the cache did not hold (byte
+  // conservation), and no neighbour's bytes a strided read skipped.
+  std::vector<std::pair<int64_t, int64_t>> fills;  // (address, bytes) runs of missed sectors
+  std::vector<int64_t> shared;                     // lines it hit: their fill may still be out
   for (int64_t line = first / line_bytes_; line * line_bytes_ < first + length; ++line) {
-    if (touch(line, write) || write) continue;
-    if (!fills.empty() && fills.back().first + fills.back().second == line) {
-      ++fills.back().second;
-    } else {
-      fills.emplace_back(line, 1);
+    const int64_t base = line * line_bytes_;
+    const int64_t lo = (std::max(first, base) - base) / sector_bytes_;
+    const int64_t hi = (std::min(first + length, base + line_bytes_) - base + sector_bytes_ - 1) / sector_bytes_;
+    const uint64_t mask = (hi - lo >= 64 ? ~uint64_t{0} : ((uint64_t{1} << (hi - lo)) - 1)) << lo;
+    Entry& entry = touch(line);
+    if (write) {
+      entry.valid |= mask;
+      entry.dirty |= mask;
+      continue;
+    }
+    if ((entry.valid & mask) != 0) shared.push_back(line);
+    const uint64_t missing = mask & ~entry.valid;
+    if (missing == 0) continue;
+    entry.valid |= missing;
+    entry.ready_ns = kFillOutstanding;
+    for (int64_t sector = lo; sector < hi; ++sector) {
+      if ((missing >> sector & 1) == 0) continue;
+      const int64_t address = base + sector * sector_bytes_;
+      if (!fills.empty() && fills.back().first + fills.back().second == address) {
+        fills.back().second += sector_bytes_;
+      } else {
+        fills.emplace_back(address, sector_bytes_);
+      }
     }
   }
   const double arrival = now_ns() + delay.to_seconds() * 1e9;
   const double start = std::max(arrival, free_at_ns_);
   free_at_ns_ = start + static_cast<double>(length) * ns_per_byte_;
   double done = free_at_ns_ + hit_latency_ns_;
+  int64_t filled = 0;
+  for (const auto& fill : fills) filled += fill.second;
+  stats_.miss_bytes += std::min(filled, length);
+  stats_.hit_bytes += length - std::min(filled, length);
   if (!fills.empty()) {
-    stats_.miss_bytes += length;
-    for (const auto& [line, lines] : fills) {
+    for (const auto& [address, bytes] : fills) {
       tlm::tlm_generic_payload fill;
       fill.set_command(tlm::TLM_READ_COMMAND);
-      fill.set_address(static_cast<uint64_t>(line * line_bytes_));
+      fill.set_address(static_cast<uint64_t>(address));
       fill.set_data_ptr(nullptr);
-      fill.set_data_length(static_cast<unsigned int>(lines * line_bytes_));
-      fill.set_streaming_width(static_cast<unsigned int>(lines * line_bytes_));
+      fill.set_data_length(static_cast<unsigned int>(bytes));
+      fill.set_streaming_width(static_cast<unsigned int>(bytes));
       sc_core::sc_time dram_delay = delay;
-      dram->b_transport(fill, dram_delay);
-      done = std::max(done, now_ns() + dram_delay.to_seconds() * 1e9);
+      dram->b_transport(fill, dram_delay);  // may wait: other requests run meanwhile
+      const double ready = now_ns() + dram_delay.to_seconds() * 1e9;
+      for (int64_t line = address / line_bytes_; line * line_bytes_ < address + bytes; ++line) {
+        auto it = where_.find(line);
+        if (it != where_.end() && it->second->ready_ns == kFillOutstanding) it->second->ready_ns = ready;
+      }
+      fill_known_.notify(sc_core::SC_ZERO_TIME);
+      done = std::max(done, ready);
     }
-  } else {
-    stats_.hit_bytes += length;
+  }
+  // A hit on a line still being filled completes when the fill does.
+  for (int64_t line : shared) {
+    for (auto it = where_.find(line); it != where_.end() && it->second->ready_ns == kFillOutstanding;
+         it = where_.find(line)) {
+      sc_core::wait(fill_known_);
+    }
+    auto it = where_.find(line);
+    if (it != where_.end()) done = std::max(done, it->second->ready_ns);
   }
   delay = ns(done - now_ns());
   payload.set_response_status(tlm::TLM_OK_RESPONSE);

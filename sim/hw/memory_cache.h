@@ -6,10 +6,15 @@
 // a few MiB of write-back, write-allocate LRU lines explain both (small
 // working sets reused within a few MiB hit, large streams miss).
 //
-// Hits are served at cache.gbps (shared) after cache.hit_latency_ns; a read
-// that misses lines fills them whole from LPDDR5 and completes when both have.
-// Writes allocate whole lines without reading DRAM and mark them dirty; an
-// evicted dirty line is written back to LPDDR5. cache.bytes = 0 turns the
+// Lines of cache.line_bytes are kept in LRU order; within a line each stick
+// (sector) is held or not. Hits are served at cache.gbps (shared) after
+// cache.hit_latency_ns; a read fills the sticks it misses from LPDDR5 and
+// completes when both have (a strided read brings no neighbour's bytes).
+// A hit on a line whose fill has not returned yet (another core asked for it
+// a moment before) completes when the fill does: data is never served before
+// it has arrived, so cores reading one weight in step all wait on DRAM.
+// Writes allocate their sticks without reading DRAM and mark them dirty; an
+// evicted line writes its dirty sticks back to LPDDR5. cache.bytes = 0 turns the
 // cache off: every request passes straight through.
 
 #include <cstdint>
@@ -22,6 +27,7 @@
 #include <tlm>
 
 #include "runtime/arch_config.h"
+#include "runtime/data_format.h"
 #include "sim/hw/hardware_block.h"
 
 namespace spyre::sim {
@@ -37,7 +43,8 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
     int64_t hit_bytes = 0, miss_bytes = 0, writeback_bytes = 0;
   };
   const Stats& stats() const { return stats_; }
-  Counters counters() const override;  // hit_bytes, miss_bytes, writeback_bytes
+  // hit_bytes, miss_bytes (bytes of reads filled from LPDDR5), writeback_bytes
+  Counters counters() const override;
 
  private:
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -45,18 +52,20 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
   // a run starts cold, so LPDDR5 serves at least every distinct byte the
   // kernels read (steady state is `--warmup`'s, measured the same way).
   unsigned int transport_dbg(int initiator, tlm::tlm_generic_payload& payload);
-  // Marks the line most recently used; returns true if it was present.
-  bool touch(int64_t line, bool dirty);
-  void write_back(int64_t line);
-
-  int64_t capacity_lines_, line_bytes_;
-  double ns_per_byte_, hit_latency_ns_;
-  double free_at_ns_ = 0;
   struct Entry {
     int64_t line;
-    bool dirty;
+    uint64_t valid, dirty;  // sectors (sticks) held, and those written since their fill
+    double ready_ns;        // when the line's latest fill returns
   };
-  std::list<Entry> lru_;  // most recent first
+  // Marks the line most recently used, allocating it (empty) if absent.
+  Entry& touch(int64_t line);
+  void write_back(const Entry& victim);
+
+  int64_t capacity_lines_, line_bytes_, sectors_, sector_bytes_;
+  double ns_per_byte_, hit_latency_ns_;
+  double free_at_ns_ = 0;
+  sc_core::sc_event fill_known_;  // a fill's return time became known
+  std::list<Entry> lru_;          // most recent first
   std::unordered_map<int64_t, std::list<Entry>::iterator> where_;
   Stats stats_;
 };

@@ -270,53 +270,147 @@ Transfer stretch(const ByteRuns& runs, int64_t offset, int64_t bytes) {
   return t;
 }
 
-void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
-  const Sdsc& s = *k.sdsc;
-  const int core = cw.core;
-  const int la = op.inputs[0], lb = op.inputs[1], lc = op.outputs[0];
+struct MatmulDims {
+  std::vector<std::string> batch, rows, cols, contraction;  // SDSC dim names by role
+  int64_t x = 1, m = 1, n = 1, k = 1;                       // per-core extents
+};
+
+MatmulDims matmul_dims(const Sdsc& s, int la, int lb, int lc) {
   auto normal = [&](int lds, const std::string& d) {
     auto it = s.tensors[lds].scale.find(d);
     return it != s.tensors[lds].scale.end() && it->second == DimScale::Normal;
   };
-  std::vector<int64_t> xs, ms, ns, ks;
+  MatmulDims md;
   for (const auto& d : s.dims) {
     const bool a = normal(la, d), b = normal(lb, d), c = normal(lc, d);
     const int64_t e = s.per_core.at(d);
-    if (a && b && c)
-      xs.push_back(e);
-    else if (a && c)
-      ms.push_back(e);
-    else if (b && c)
-      ns.push_back(e);
-    else if (a && b)
-      ks.push_back(e);
+    if (a && b && c) {
+      md.batch.push_back(d);
+      md.x *= e;
+    } else if (a && c) {
+      md.rows.push_back(d);
+      md.m *= e;
+    } else if (b && c) {
+      md.cols.push_back(d);
+      md.n *= e;
+    } else if (a && b) {
+      md.contraction.push_back(d);
+      md.k *= e;
+    }
   }
-  const int64_t x = product(xs), m = product(ms), n = product(ns), kk = product(ks);
+  return md;
+}
+
+int64_t slices_of(const Sdsc& s, const std::string& d) {
+  auto it = s.slices.find(d);
+  return it == s.slices.end() ? 1 : it->second;
+}
+
+// A part of a core's box: `dim` narrowed to [from, from + count) of the core's range.
+ByteRuns sub_box_runs(const TensorBinding& b, int core,
+                      const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>>& narrow) {
+  if (b.component != MemComponent::Hbm) return {};
+  Box box = b.core_box.at(core);
+  for (const auto& [dim, range] : narrow) {
+    if (!box.extent.count(dim)) continue;
+    box.origin[dim] += range.first;
+    box.extent[dim] = range.second;
+  }
+  ByteRuns runs = b.layout.box_runs(box.origin, box.extent);
+  for (auto& run : runs) run.first += b.hbm_base;
+  return runs;
+}
+
+Transfer runs_transfer(ByteRuns runs) {
+  Transfer t;
+  for (const auto& r : runs) t.bytes += r.second;
+  t.address = runs.empty() ? 0 : runs.front().first;
+  t.runs = std::move(runs);
+  return t;
+}
+
+// A batched matmul (one batch dim shared by A, B and C) as the backend runs
+// it: a tile holds as many batch elements as fit the staging space with their
+// B slice, one pass of pe_rows rows of A and an fp32 accumulator; B is
+// streamed again for every pass of pe_rows rows. The batch dim sits innermost
+// in torch-spyre's bmm layouts, so a tile's DRAM runs are (batch elements per
+// tile) x 128 bytes: a small staging space means short runs, and each run
+// costs the DMA engine dma.run_ns. Each output stick of the result costs
+// pt.output_stick_ns scaled by LX size over the staging space (docs/model.md).
+void plan_batched_matmul(const Kernel& k, const ComputeOp& op, const MatmulDims& md, const ArchConfig& arch,
+                         KernelWork& w, CoreWork& cw) {
+  const Sdsc& s = *k.sdsc;
+  const int core = cw.core;
+  const TensorBinding &A = k.tensors[op.inputs[0]], &B = k.tensors[op.inputs[1]], &C = k.tensors[op.outputs[0]];
+  const std::string& xd = md.batch.front();
+  const std::string& rd = md.rows.front();
+  const int64_t b = md.x, m = md.m, n = md.n, kk = md.k;
+  const int64_t elem = A.layout.elem_bytes();
+  const int64_t g = arch.pt.pe_rows;
+  const int64_t staging = arch.staging_bytes();
+  const int64_t per_batch = kk * n * elem + g * kk * elem + g * n * 4;
+  const int64_t bt = std::clamp<int64_t>(staging / std::max<int64_t>(1, per_batch), 1, b);
+  const int64_t passes = (m + g - 1) / g;
+  const int64_t blocks = (b + bt - 1) / bt;
+  check_tile_count(s, core, blocks * passes);
+  const double macs_per_cycle = matmul_macs_per_cycle(arch, true, false, m, n);
+  int64_t split_k = 1;
+  for (const auto& d : md.contraction) split_k *= slices_of(s, d);
+  const double out_stick_cycles = output_stick_cycles(arch, kk, split_k);
+  const bool leader = cw.reduce_group < 0 || w.reduce_groups[cw.reduce_group].cores.front() == core;
+  for (int64_t bi = 0; bi < b; bi += bt) {
+    const int64_t bc = std::min(bt, b - bi);
+    for (int64_t p = 0; p < passes; ++p) {
+      const int64_t rows = std::min(g, m - p * g);
+      Tile t;
+      const ByteRuns a_runs = sub_box_runs(A, core, {{xd, {bi, bc}}, {rd, {p * g, rows}}});
+      if (!a_runs.empty()) t.loads.push_back(runs_transfer(a_runs));
+      const ByteRuns b_runs = sub_box_runs(B, core, {{xd, {bi, bc}}});
+      if (!b_runs.empty()) t.loads.push_back(runs_transfer(b_runs));
+      const double macs = static_cast<double>(bc) * rows * n * kk;
+      t.pt_cycles = macs / macs_per_cycle;
+      const double sticks = static_cast<double>(bc * rows * ((n + 63) / 64));
+      t.sfu_cycles = sticks * out_stick_cycles;  // per corelet: both drain in parallel
+      t.lx_bytes = (bc * rows * kk + bc * kk * n + bc * rows * n) * elem;
+      const ByteRuns c_runs = sub_box_runs(C, core, {{xd, {bi, bc}}, {rd, {p * g, rows}}});
+      if (!c_runs.empty()) {
+        if (cw.reduce_group < 0) {
+          t.stores.push_back(runs_transfer(c_runs));
+        } else if (leader) {
+          cw.final_stores.push_back(runs_transfer(c_runs));
+        }
+      }
+      cw.tiles.push_back(std::move(t));
+    }
+  }
+  cw.staging_bytes = std::min(staging, bt * per_batch);
+}
+
+void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
+  const Sdsc& s = *k.sdsc;
+  const int core = cw.core;
+  const int la = op.inputs[0], lb = op.inputs[1], lc = op.outputs[0];
+  const MatmulDims md = matmul_dims(s, la, lb, lc);
+  const int64_t x = md.x, m = md.m, n = md.n, kk = md.k;
   const double macs = static_cast<double>(x) * m * n * kk;
   w.compute_macs += macs;
+  if (md.batch.size() == 1 && md.rows.size() == 1) {
+    plan_batched_matmul(k, op, md, arch, w, cw);
+    return;
+  }
   const TensorBinding &A = k.tensors[la], &B = k.tensors[lb], &C = k.tensors[lc];
   auto hbm_bytes = [&](const TensorBinding& t) { return t.component == MemComponent::Hbm ? box_bytes(t, core) : 0; };
   const int64_t a_all = hbm_bytes(A), b_all = hbm_bytes(B), c_all = hbm_bytes(C);
   // B without a batch dim is shared by every batch (3D x 2D matmul).
-  const bool b_batched = std::any_of(s.dims.begin(), s.dims.end(), [&](const std::string& d) {
-    return normal(la, d) && normal(lb, d) && normal(lc, d) && s.per_core.at(d) > 1;
-  });
+  const bool b_batched = x > 1;
   const int64_t a_bytes = a_all / x, b_bytes = b_batched ? b_all / x : b_all, c_bytes = c_all / x;
   const int64_t n_units = std::max<int64_t>(1, (n + 63) / 64), k_units = std::max<int64_t>(1, (kk + 63) / 64);
   const MatmulBlocking blk =
       choose_matmul_blocking(a_bytes, b_bytes, c_bytes, m, n_units, k_units, arch.staging_bytes());
 
-  // The PT array streams rows of A; when consecutive rows are not adjacent in
-  // LX (another dim sits innermost in A's layout) it runs far slower.
-  bool contiguous = true;
-  for (const auto& d : A.layout.dims()) {
-    if (d.stick || d.count <= 1) continue;
-    contiguous = !normal(lb, d.name) && normal(lc, d.name);  // the first non-trivial dim must be a row dim
-    break;
-  }
-  const double efficiency = contiguous ? arch.pt.efficiency : arch.pt.strided_efficiency;
-  const double macs_per_cycle =
-      static_cast<double>(arch.pt.pe_rows) * arch.pt.pe_cols * arch.pt.simd_lanes * arch.corelets_per_core * efficiency;
+  bool split_k = false;
+  for (const auto& d : md.contraction) split_k |= slices_of(s, d) > 1;
+  const double macs_per_cycle = matmul_macs_per_cycle(arch, !md.batch.empty(), split_k, m, n);
   const int64_t tiles_per_batch = blk.bm * blk.bn * blk.bk;
   const double tile_cycles = macs / macs_per_cycle / static_cast<double>(x * tiles_per_batch);
   const int64_t a_blk = a_bytes / (blk.bm * blk.bk), b_blk = b_bytes / (blk.bk * blk.bn),
@@ -422,6 +516,26 @@ void plan_relayout(const Kernel& k, KernelWork& w) {
 }
 
 }  // namespace
+
+// The factors are fitted to the measured Granite splits (docs/model.md): the
+// bands they form are measured, their cause is not known.
+double matmul_macs_per_cycle(const ArchConfig& arch, bool batched, bool split_k, int64_t m, int64_t n) {
+  double rate = arch.pt.efficiency;
+  if (!batched) {
+    if (split_k) rate *= arch.pt.split_k_rate;
+    const int64_t scale = split_k ? 2 : 1;
+    if (m >= scale * arch.pt.large_block_rows && n >= scale * arch.pt.large_block_cols)
+      rate *= arch.pt.large_block_rate;
+  }
+  return static_cast<double>(arch.pt.pe_rows) * arch.pt.pe_cols * arch.pt.simd_lanes * arch.corelets_per_core * rate;
+}
+
+double output_stick_cycles(const ArchConfig& arch, int64_t k_per_core, int64_t split_k) {
+  return arch.pt.output_stick_ns / arch.cycle_ns() * static_cast<double>(arch.lx.size_bytes) /
+         static_cast<double>(arch.staging_bytes()) *
+         std::min(1.0, static_cast<double>(k_per_core) / static_cast<double>(arch.pt.output_stick_k)) /
+         static_cast<double>(split_k);
+}
 
 MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes, int64_t m_units,
                                       int64_t n_units, int64_t k_units, int64_t staging_bytes) {

@@ -83,4 +83,16 @@ struct MatmulBlocking {
 MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes, int64_t m_units,
                                       int64_t n_units, int64_t k_units, int64_t staging_bytes);
 
+// The PT array's MACs per cycle (both corelets) on one core's matmul block:
+// pt.efficiency, and for a projection (not batched) pt.split_k_rate when the
+// contraction is split over cores and pt.large_block_rate when the block is
+// at least pt.large_block_rows x pt.large_block_cols (twice each with K split).
+double matmul_macs_per_cycle(const ArchConfig& arch, bool batched, bool split_k, int64_t m, int64_t n);
+
+// SFU cycles (per corelet) a batched matmul's core spends per output stick:
+// pt.output_stick_ns scaled by LX size over the staging space and by the
+// core's contraction length up to pt.output_stick_k, shared by the split_k
+// cores that produce partials of the same stick.
+double output_stick_cycles(const ArchConfig& arch, int64_t k_per_core, int64_t split_k);
+
 }  // namespace spyre::sim

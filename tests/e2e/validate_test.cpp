@@ -56,7 +56,7 @@ TEST(Validate, RunsBundlesAndCompiledRowsAndRanksTheSplits) {
   EXPECT_EQ(v.rows[0].line, 2);
   EXPECT_EQ(v.rows[0].split, "1_4_8_1");
   EXPECT_EQ(v.rows[0].shape, "decode MLP down 1x64x4096x12800");
-  EXPECT_NEAR(v.rows[0].simulated_us, 685.5, 0.15 * 685.5);
+  EXPECT_NEAR(v.rows[0].simulated_us, 685.5, 0.2 * 685.5);
   EXPECT_NEAR(v.rows[1].simulated_us, v.rows[0].simulated_us, 0.05 * v.rows[0].simulated_us);
   EXPECT_GT(v.rows[2].simulated_us, 1.5 * v.rows[1].simulated_us);
   ASSERT_EQ(v.groups.size(), 1u);

@@ -25,7 +25,7 @@ TEST(ArchConfig, TheParameterTableIsTheOneSource) {
       << "regenerate: build/spyre-sim arch --schema > models/arch/spyre.schema.json";
   const ArchConfig defaults;
   const ArchConfig builtin = load_arch("", {});
-  ASSERT_EQ(arch_params().size(), 52u);
+  ASSERT_EQ(arch_params().size(), 58u);
   for (const auto& p : arch_params()) {
     EXPECT_EQ(p.get(defaults), p.value) << p.path;
     EXPECT_EQ(p.get(builtin), p.value) << p.path;
@@ -46,11 +46,16 @@ TEST(ArchConfig, TheParameterTableIsTheOneSource) {
 
 // The hand-derived timing tests run the card as it was before calibration.
 TEST(ArchConfig, HandDerivedValuesAreTheValuesBeforeCalibration) {
-  const std::vector<std::string> expected = {"sfu.lanes=64",
+  const std::vector<std::string> expected = {"pt.efficiency=0.742",
+                                             "pt.split_k_rate=1.0",
+                                             "pt.large_block_rate=1.0",
+                                             "pt.output_stick_ns=0.0",
+                                             "sfu.lanes=64",
                                              "sfu.cycles_divide=2.0",
                                              "sfu.cycles_reduce_stick=1.0",
                                              "lx.port_bytes_per_cycle=128",
                                              "dma.port_gbps=67.0",
+                                             "dma.run_ns=0.0",
                                              "dma.write_fence_ns=0.0",
                                              "cache.bytes=0",
                                              "lpddr5.latency_ns=120.0",

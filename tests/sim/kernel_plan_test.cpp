@@ -131,12 +131,48 @@ TEST(KernelPlan, MatmulFitsStagingInOneBlock) {
   EXPECT_NEAR(cycles, 64.0 * 64 * 1024 / (1024 * 0.742), 1e-6);
 }
 
-TEST(KernelPlan, BatchedMatmulWithStridedRowsRunsAtTheStridedRate) {
-  const Program p = load(test::cli_bundle("bmm"));  // A laid out [x, in, mb]: x innermost
+// torch-spyre's bmm layouts put the batch dim innermost (A [mb][in][x],
+// B [in][out][x]). The bundle's core has one batch element of 128 x 256 @
+// 256 x 128: a tile holds 419328 / (256x128x2 + 8x256x2 + 8x128x4) = 5 batch
+// elements, capped at the core's one; B is streamed again for each of the
+// 128 / 8 = 16 passes of 8 rows, as 256 x 2 runs of one 128-byte stick.
+TEST(KernelPlan, BatchedMatmulStreamsTheWeightPerPassOfEightRows) {
+  const Program p = load(test::cli_bundle("bmm"));
   const KernelWork w = plan_kernel(p, 0, arch());
+  const CoreWork& core = w.cores[0];
+  ASSERT_EQ(core.tiles.size(), 16u);
   double cycles = 0;
-  for (const auto& t : w.cores[0].tiles) cycles += t.pt_cycles;
-  EXPECT_NEAR(cycles, 128.0 * 128 * 256 / (1024 * 0.104), 1e-6);
+  for (const auto& t : core.tiles) {
+    ASSERT_EQ(t.loads.size(), 2u);
+    EXPECT_EQ(t.loads[0].bytes, 8 * 256 * 2);  // 8 rows of A
+    EXPECT_EQ(t.loads[1].bytes, 256 * 128 * 2);
+    ASSERT_EQ(t.loads[1].runs.size(), 512u);
+    for (const auto& run : t.loads[1].runs) EXPECT_EQ(run.second, 128);
+    ASSERT_EQ(t.stores.size(), 1u);
+    EXPECT_EQ(t.stores[0].bytes, 8 * 128 * 2);
+    cycles += t.pt_cycles;
+  }
+  EXPECT_EQ(core.hbm_read_bytes, 128 * 256 * 2 + 16 * 256 * 128 * 2);
+  EXPECT_NEAR(cycles, 128.0 * 128 * 256 / (1024 * arch().pt.efficiency), 1e-6);
+  EXPECT_EQ(core.staging_bytes, 256 * 128 * 2 + 8 * 256 * 2 + 8 * 128 * 4);
+}
+
+// A projection's PT rate: halved when K is split over cores, halved when the
+// core's block is at least large_block_rows x large_block_cols (twice each
+// with K split).
+TEST(KernelPlan, ProjectionRateFallsForSplitKAndLargeBlocks) {
+  ArchConfig a = arch();
+  a.pt.split_k_rate = 0.5;
+  a.pt.large_block_rate = 0.25;
+  const double peak = 1024 * a.pt.efficiency;
+  auto rate = [&](bool split_k, int64_t m, int64_t n) { return matmul_macs_per_cycle(a, false, split_k, m, n); };
+  EXPECT_DOUBLE_EQ(rate(false, 128, 512), peak);
+  EXPECT_DOUBLE_EQ(rate(true, 128, 512), peak * 0.5);
+  EXPECT_DOUBLE_EQ(rate(false, 256, 128), peak * 0.25);
+  EXPECT_DOUBLE_EQ(rate(false, 256, 64), peak);
+  EXPECT_DOUBLE_EQ(rate(true, 256, 256), peak * 0.5);
+  EXPECT_DOUBLE_EQ(rate(true, 512, 256), peak * 0.5 * 0.25);
+  EXPECT_DOUBLE_EQ(matmul_macs_per_cycle(a, true, true, 512, 256), peak);  // batched: its own mechanisms
 }
 
 TEST(MatmulBlocking, PicksTheLeastTrafficThatFits) {

@@ -12,6 +12,7 @@
 #include "sim/hw/host_link.h"
 #include "sim/hw/interfaces.h"
 #include "sim/hw/lpddr5.h"
+#include "sim/hw/memory_cache.h"
 #include "sim/hw/ring.h"
 #include "sim/hw/scratchpad.h"
 #include "sim/hw/systemc_context.h"
@@ -67,18 +68,24 @@ TEST(Lpddr5, OneChunkTakesItsChannelTimePlusLatency) {
   const Lpddr5& mem = bench.mem;
   // A channel sustains read_gbps / channels = 150 / 8 = 18.75 GB/s.
   const double chunk_ns = 256.0 / (150.0 / 8);
+  // Chunk c goes to the sum of c's base-8 digits, mod 8: chunk 15 (17 in
+  // base 8) is on channel 0, chunks 9..16 on channels 2..7, 0, 2.
+  for (int c : {0, 15}) EXPECT_EQ(mem.channel_of(c * 256), 0u);
+  EXPECT_EQ(mem.channel_of(9 * 256), 2u);
+  EXPECT_EQ(mem.channel_of(16 * 256), 2u);
+  EXPECT_EQ(mem.channel_of(3 * 256), 3u);
   std::vector<double> done;
   Driver d("d", [&] {
-    done.push_back(init.request(false, 0, 256));        // channel 0, idle
-    done.push_back(init.request(false, 8 * 256, 256));  // channel 0 again: queues behind the first
-    done.push_back(init.request(false, 256, 2048));     // 8 chunks on channels 1..7,0: channel 0 is busy
-    done.push_back(init.request(true, 512, 256));       // channel 2 switches from read to write
+    done.push_back(init.request(false, 0, 256));         // channel 0, idle
+    done.push_back(init.request(false, 15 * 256, 256));  // channel 0 again: queues behind the first
+    done.push_back(init.request(false, 9 * 256, 2048));  // chunks 9..16: channel 0 busy, channel 2 twice
+    done.push_back(init.request(true, 3 * 256, 256));    // channel 3 switches from read to write
   });
   sc_core::sc_start();
   EXPECT_NEAR(done[0], chunk_ns + 120, kPs);
   EXPECT_NEAR(done[1], 2 * chunk_ns + 120, kPs);
   EXPECT_NEAR(done[2], 3 * chunk_ns + 120, kPs);
-  // Channel 2 just read a chunk, so the write is drained between reads: it
+  // Channel 3 just read a chunk, so the write is drained between reads: it
   // carries 2 x 24 ns of turnaround per 1024-byte batch, 12 ns for 256 bytes.
   EXPECT_NEAR(done[3], chunk_ns + 256.0 / (146.0 / 8) + 12 + 120, kPs);
   EXPECT_EQ(mem.stats().read_bytes, 256 + 256 + 2048);
@@ -98,16 +105,84 @@ TEST(Lpddr5, FullChannelQueuesPushBackOnTheInitiator) {
   MemoryBench bench;
   Initiator& init = bench.init;
   const double chunk_ns = 256.0 / (150.0 / 8);
+  std::vector<uint64_t> channel0;  // the first 40 chunks channel 0 serves
+  for (uint64_t a = 0; channel0.size() < 40; a += 256) {
+    if (bench.mem.channel_of(static_cast<int64_t>(a)) == 0) channel0.push_back(a);
+  }
   double accepted_last = 0, done_last = 0;
   Driver d("d", [&] {
     // 40 chunks for channel 0 at once: it queues 32 chunks' worth of work, so
     // the 40th is accepted only when 7 chunks have drained.
-    for (int i = 0; i < 40; ++i) done_last = init.request(false, static_cast<uint64_t>(i) * 8 * 256, 256);
+    for (uint64_t a : channel0) done_last = init.request(false, a, 256);
     accepted_last = now_ns();
   });
   sc_core::sc_start();
   EXPECT_NEAR(accepted_last, 7 * chunk_ns, kPs);
   EXPECT_NEAR(done_last, 40 * chunk_ns + 120, kPs);
+}
+
+// The memory-side cache on LPDDR5, with two initiators (two cores).
+struct CacheBench {
+  CacheBench()
+      : context((begin_systemc_context(), 0)),
+        a(cached_arch()),
+        mem("mem", a),
+        cache("cache", a),
+        first("first"),
+        second("second") {
+    cache.dram.bind(mem.socket);
+    first.socket.bind(cache.socket);
+    second.socket.bind(cache.socket);
+  }
+  static ArchConfig cached_arch() {
+    auto o = test::hand_derived_arch();
+    o.push_back("cache.bytes=65536");
+    return load_arch("", o);
+  }
+  int context;
+  ArchConfig a;
+  Lpddr5 mem;
+  MemoryCache cache;
+  Initiator first, second;
+};
+
+// Data is never served before it arrives: a core that asks for a line
+// another core's miss is still filling waits for that fill, not just the
+// hit latency; once the fill is back, hits take the hit path only.
+TEST(MemoryCache, AHitOnALineBeingFilledWaitsForTheFill) {
+  CacheBench bench;
+  const double chunk_ns = 256.0 / (150.0 / 8);
+  const double hit_ns = 2048 / bench.a.cache.gbps + bench.a.cache.hit_latency_ns;  // delivery, then latency
+  double miss = 0, early_hit = 0, late_hit = 0;
+  Driver d1("d1", [&] { miss = bench.first.request(false, 0, 2048); });
+  Driver d2("d2", [&] {
+    sc_core::wait(1, sc_core::SC_NS);
+    early_hit = bench.second.request(false, 0, 2048);
+    sc_core::wait(1000, sc_core::SC_NS);
+    late_hit = bench.second.request(false, 0, 2048);
+  });
+  sc_core::sc_start();
+  EXPECT_NEAR(miss, chunk_ns + 120, kPs);  // 8 chunks on 8 idle channels, then the latency
+  EXPECT_NEAR(early_hit, miss, kPs);
+  EXPECT_NEAR(late_hit, 1001 + hit_ns, kPs);
+  EXPECT_EQ(bench.mem.stats().read_bytes, 2048);
+  EXPECT_EQ(bench.cache.stats().miss_bytes, 2048);
+  EXPECT_EQ(bench.cache.stats().hit_bytes, 4096);
+}
+
+// A strided read fills only the sticks it reads: 16 reads of 128 B, one per
+// 2 KiB line, bring 2 KiB from LPDDR5, not 16 lines.
+TEST(MemoryCache, AStridedReadFillsOnlyItsSticks) {
+  CacheBench bench;
+  Driver d("d", [&] {
+    for (uint64_t i = 0; i < 16; ++i) bench.first.request(false, i * 2048, 128);
+    bench.first.request(false, 128, 128);  // the next stick of line 0: a miss too
+    bench.first.request(false, 0, 256);    // both sticks now held: a hit
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(bench.mem.stats().read_bytes, 17 * 128);
+  EXPECT_EQ(bench.cache.stats().miss_bytes, 17 * 128);
+  EXPECT_EQ(bench.cache.stats().hit_bytes, 256);
 }
 
 // A core's DMA engine with its LX, on LPDDR5.
@@ -171,6 +246,29 @@ TEST(DmaEngine, TwoEnginesShareTheCorePort) {
   EXPECT_LT(std::max(in_end, out_end), 50 + 2 * 65536 / 67.0 + 200);
   EXPECT_EQ(bench.mem.stats().read_bytes, 65536);
   EXPECT_EQ(bench.mem.stats().write_bytes, 65536);
+}
+
+// A strided transfer of short runs: the engine starts one run per run_ns,
+// so 64 runs of 128 B take at least 64 x run_ns whatever the memory does.
+TEST(DmaEngine, ShortRunsAreStartedOnePerRunTime) {
+  DmaBench bench;
+  bench.a.dma.run_ns = 40;
+  DmaEngine dma("dma", bench.a, DmaDirection::Load, bench.port);
+  bench.attach(dma);
+  Transfer t;
+  for (int i = 0; i < 64; ++i) t.runs.emplace_back(int64_t{i} * 4096, 128);
+  t.bytes = 64 * 128;
+  t.address = 0;
+  double end = 0;
+  Driver d("d", [&] {
+    dma.transfer(t, "t");
+    end = now_ns();
+  });
+  sc_core::sc_start();
+  // Setup, 63 run starts 40 ns apart, then the last run's 128 B on its
+  // channel and the latency.
+  EXPECT_NEAR(end, 50 + 63 * 40 + 128 / (150.0 / 8) + 120, 64 * kPs);
+  EXPECT_EQ(bench.mem.stats().read_bytes, 64 * 128);
 }
 
 // A ring driven through its socket: transfers with a RingRoute.
