@@ -84,13 +84,17 @@ py::dict outcome_dict(const spyre::sim::RunOutcome& outcome) {
   return result;
 }
 
+// Runs `work` with the GIL released (the libraries never touch Python, and a
+// long simulation must not stop other Python threads) and returns its result.
+template <typename Work>
+auto without_gil(Work&& work) {
+  py::gil_scoped_release release;
+  return work();
+}
+
 // A torch-spyre kernel cache: each kernel as its own program, in run order.
 py::dict run_cache(const spyre::sim::RunOptions& o, const std::string& order) {
-  spyre::sim::CacheRun cache;
-  {
-    py::gil_scoped_release release;
-    cache = spyre::sim::run_kernel_cache(o, order);
-  }
+  const spyre::sim::CacheRun cache = without_gil([&] { return spyre::sim::run_kernel_cache(o, order); });
   py::list kernels;
   bool passed = true;
   for (const auto& k : cache.kernels) {
@@ -117,21 +121,13 @@ py::dict run(const std::string& bundle, const std::optional<py::dict>& inputs, s
     if (inputs) throw spyre::SpyreError(bundle + ": a kernel cache takes no input arrays (use fill)");
     return run_cache(o, order);
   }
-  spyre::sim::RunOutcome outcome;
-  {
-    py::gil_scoped_release release;
-    outcome = spyre::sim::run_bundle(o);
-  }
+  const spyre::sim::RunOutcome outcome = without_gil([&] { return spyre::sim::run_bundle(o); });
   return outcome_dict(outcome);
 }
 
 py::list check(const std::string& bundle, const std::string& arch, const Strings& set, bool vf) {
   spyre::sim::RunOptions o = run_options(bundle, std::nullopt, std::nullopt, arch, set, vf, 0);
-  std::vector<spyre::Hazard> hazards;
-  {
-    py::gil_scoped_release release;
-    hazards = spyre::sim::run_bundle(o).report.hazards;
-  }
+  const std::vector<spyre::Hazard> hazards = without_gil([&] { return spyre::sim::run_bundle(o).report.hazards; });
   py::list out;
   for (const auto& h : hazards) {
     py::dict d;
@@ -167,11 +163,7 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
   spyre::studies::SimulatedSplitCost split_cost(arch, set);  // for work_division="model"
   if (work_division == "model") job.options.split_cost = &split_cost;
   if (graph.empty() == workload.empty()) throw spyre::SpyreError("compile: give a graph file or a workload name");
-  sc::CompileOutcome outcome;
-  {
-    py::gil_scoped_release release;
-    outcome = sc::run_compile_job(job);
-  }
+  const sc::CompileOutcome outcome = without_gil([&] { return sc::run_compile_job(job); });
   py::dict result;
   result["output"] = output;
   result["decisions"] = outcome.decisions;
@@ -186,11 +178,7 @@ py::dict validate(const std::string& table, const Strings& where, const std::str
   o.arch_path = arch;
   o.arch_overrides = set;
   o.warmup = warmup;
-  spyre::studies::Validation v;
-  {
-    py::gil_scoped_release release;
-    v = spyre::studies::run_validate(o);
-  }
+  const spyre::studies::Validation v = without_gil([&] { return spyre::studies::run_validate(o); });
   return to_python(v.report);
 }
 
@@ -201,14 +189,12 @@ py::dict sweep(const std::string& spec, const std::string& output, int workers, 
   o.out_prefix = output;
   o.workers = workers;
   o.arch_path = arch;
-  spyre::studies::SweepOutcome outcome;
-  {
-    // The workers are forked processes that never touch Python.
-    py::gil_scoped_release release;
+  // The workers are forked processes that never touch Python.
+  const spyre::studies::SweepOutcome outcome = without_gil([&] {
     std::ostringstream quiet;
-    outcome = collect ? spyre::studies::collect_sweep(o)
-                      : spyre::studies::run_sweep(o, progress ? static_cast<std::ostream&>(std::cerr) : quiet);
-  }
+    return collect ? spyre::studies::collect_sweep(o)
+                   : spyre::studies::run_sweep(o, progress ? static_cast<std::ostream&>(std::cerr) : quiet);
+  });
   py::list rows;
   for (const auto& row : outcome.rows) rows.append(to_python(spyre::studies::sweep_row_to_json(row)));
   py::dict result;

@@ -27,29 +27,25 @@ struct Worker {
   std::string pending;  // what it said of its job so far
 };
 
-bool write_all(int fd, const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
+// Moves all `size` bytes with read(2) or write(2), resuming after signals
+// and short transfers; false at end of file or on an error.
+template <typename Byte, typename Io>
+bool transfer_all(int fd, Byte* data, size_t size, Io io) {
   while (size > 0) {
-    const ssize_t n = ::write(fd, p, size);
+    const ssize_t n = io(fd, data, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
-    p += n;
+    data += n;
     size -= static_cast<size_t>(n);
   }
   return true;
 }
 
-bool read_all(int fd, void* data, size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
+bool write_all(int fd, const void* data, size_t size) {
+  return transfer_all(fd, static_cast<const char*>(data), size, ::write);
 }
+
+bool read_all(int fd, void* data, size_t size) { return transfer_all(fd, static_cast<char*>(data), size, ::read); }
 
 constexpr int kWorkerFailed = 70;  // a job threw: the parent reports the job failed
 
