@@ -415,10 +415,11 @@ Subcommand add_validate(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto& v = o->validate;
   auto* cmd = app.add_subcommand(
-      "validate", "Run measured matmul kernels (a CSV of shapes, core splits and device times) and compare");
+      "validate", "Run measured kernels (a CSV of shapes, core splits or core counts, and device times) and compare");
   cmd->add_option("table", v.table,
-                  "CSV with columns B,M,N,K,split_b,split_m,split_n,split_k,measured_us and optionally phase, op, "
-                  "lx_fraction, kernel|bundle (docs/calibration.md)")
+                  "CSV: matmul splits (B,M,N,K,split_b,split_m,split_n,split_k,measured_us; optionally phase, op, "
+                  "lx_fraction, kernel|bundle) or streaming op records (op,rows,cols,cores,kernel_us_median; "
+                  "optionally lx, failed), docs/calibration.md")
       ->required();
   add_arch_options(cmd, o->arch);
   cmd->add_option("--where", v.where, "Keep rows whose COLUMN equals VALUE: COLUMN=VALUE (repeatable, all must hold)");

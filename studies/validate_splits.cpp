@@ -21,6 +21,7 @@
 #include "sim/run_bundle.h"
 #include "studies/matmul_split.h"
 #include "studies/scratch_dir.h"
+#include "studies/sweep_op_graph.h"
 
 namespace spyre::studies {
 
@@ -133,13 +134,113 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : nan;
 }
 
+namespace {
+
+// Runs a compiled or given bundle; its kernels' device time.
+double simulate_us(sim::RunOptions run) {
+  double us = 0;
+  for (const auto& k : sim::run_bundle(run).report.kernels) us += k.end_us - k.start_us;
+  return us;
+}
+
+sim::RunOptions run_options(const ValidateOptions& options) {
+  sim::RunOptions run;
+  run.arch_path = options.arch_path;
+  run.arch_overrides = options.arch_overrides;
+  run.warmup = options.warmup;
+  return run;
+}
+
+// A matmul split row: its own bundle or the shape compiled with the split.
+ValidateRow run_split_row(const CsvTable& table, size_t r, const ValidateOptions& options, const ArchConfig& arch,
+                          ScratchDir& scratch) {
+  ValidateRow row;
+  row.line = table.line(r);
+  row.op = table.text(r, "op");
+  row.shape = shape_name(table, r);
+  row.split = table.text(r, "split_b") + "_" + table.text(r, "split_m") + "_" + table.text(r, "split_n") + "_" +
+              table.text(r, "split_k");
+  row.measured_us = table.number(r, "measured_us");
+  if (row.measured_us <= 0) table.fail_cell(r, "measured_us", "a device time must be positive");
+  sim::RunOptions run = run_options(options);
+  if (!table.text(r, "lx_fraction").empty()) {
+    const double f = table.number(r, "lx_fraction");
+    if (!(f > 0 && f <= 1)) table.fail_cell(r, "lx_fraction", "must be in (0, 1] (DXP_LX_FRAC_AVAIL)");
+    row.lx_fraction = f;
+    run.arch_overrides.push_back("lx.backend_reserved_fraction=" + table.text(r, "lx_fraction"));
+  }
+  row.lx = lx_text(row.lx_fraction);
+  run.bundle = row_bundle(table, r);
+  row.source = run.bundle;
+  if (run.bundle.empty()) {
+    run.bundle = scratch.file("row" + std::to_string(row.line));
+    compile_row(table, r, arch.limits(), run.bundle);
+    row.source = "compiled";
+  }
+  row.simulated_us = simulate_us(run);
+  return row;
+}
+
+// The sweep's time column: kernel_us_median (its export), else measured_us.
+std::string sweep_time_column(const CsvTable& table) {
+  if (table.has("kernel_us_median")) return "kernel_us_median";
+  if (table.has("measured_us")) return "measured_us";
+  fail(table.path(), "line 1", "no column 'kernel_us_median' or 'measured_us' (the measured device time)");
+}
+
+// A streaming op row: its programs compiled on its cores and run in turn.
+ValidateRow run_sweep_row(const CsvTable& table, size_t r, const std::vector<SweepProgram>& programs,
+                          const ValidateOptions& options, const ArchConfig& arch, ScratchDir& scratch) {
+  ValidateRow row;
+  row.line = table.line(r);
+  row.op = table.text(r, "op");
+  row.shape = row.op + " " + table.text(r, "rows") + "x" + table.text(r, "cols");
+  const int64_t cores = table.integer(r, "cores", 1);
+  if (cores > arch.cores) table.fail_cell(r, "cores", "the card has " + std::to_string(arch.cores) + " cores");
+  row.split = std::to_string(cores) + (cores == 1 ? " core" : " cores");
+  const std::string time = sweep_time_column(table);
+  row.measured_us = table.number(r, time);
+  if (row.measured_us <= 0) table.fail_cell(r, time, "a device time must be positive");
+  const std::string lx = table.text(r, "lx");
+  if (!lx.empty() && lx != "0" && lx != "1") table.fail_cell(r, "lx", "must be 0 or 1 (LX planning off or on)");
+  row.lx = lx == "1" ? "on" : "off";
+  row.source = "compiled";
+  for (size_t p = 0; p < programs.size(); ++p) {
+    compiler::CompileOptions compile;
+    compile.device = arch.limits();
+    compile.cores = static_cast<int>(cores);
+    compile.lx.enabled = lx == "1";
+    const compiler::Graph compiled = compiler::compile(programs[p].graph, compile);
+    sim::RunOptions run = run_options(options);
+    run.bundle = scratch.file("row" + std::to_string(row.line) + "_" + std::to_string(p));
+    compiler::write_program_dir(run.bundle, compiler::program_files(compiled, compiler::resolve_options(compile)));
+    row.simulated_us += programs[p].runs * simulate_us(run);
+  }
+  return row;
+}
+
+// True for a "failed" cell that says so (the sweep marks failed runs).
+bool failed_measurement(const CsvTable& table, size_t r) {
+  const std::string f = table.text(r, "failed");
+  return f == "True" || f == "true" || f == "1";
+}
+
+}  // namespace
+
 Validation run_validate(const ValidateOptions& options) {
   Validation v;
   v.options = options;
   if (!options.report_path.empty()) check_output_file(options.report_path, "--report");
   if (!options.csv_path.empty()) check_output_file(options.csv_path, "--csv");
   const CsvTable table = CsvTable::read(options.table);
-  table.require(kRequiredColumns);
+  // A sweep export names its shape by rows and cols; a split table has split_* columns.
+  const bool sweep = table.has("op") && table.has("rows") && table.has("cols") && !table.has("split_m");
+  if (sweep) {
+    table.require({"op", "rows", "cols", "cores"});
+    sweep_time_column(table);
+  } else {
+    table.require(kRequiredColumns);
+  }
   const auto where = parse_where(options.where, table);
   const ArchConfig arch = load_arch(options.arch_path, options.arch_overrides);
   ScratchDir scratch("validate");
@@ -147,36 +248,26 @@ Validation run_validate(const ValidateOptions& options) {
   for (size_t r = 0; r < table.rows(); ++r) {
     if (!std::all_of(where.begin(), where.end(), [&](const auto& w) { return table.text(r, w.first) == w.second; }))
       continue;
-    ValidateRow row;
-    row.line = table.line(r);
-    row.shape = shape_name(table, r);
-    row.split = table.text(r, "split_b") + "_" + table.text(r, "split_m") + "_" + table.text(r, "split_n") + "_" +
-                table.text(r, "split_k");
-    row.measured_us = table.number(r, "measured_us");
-    if (row.measured_us <= 0) table.fail_cell(r, "measured_us", "a device time must be positive");
-    sim::RunOptions run;
-    run.arch_path = options.arch_path;
-    run.arch_overrides = options.arch_overrides;
-    run.warmup = options.warmup;
-    if (!table.text(r, "lx_fraction").empty()) {
-      const double f = table.number(r, "lx_fraction");
-      if (!(f > 0 && f <= 1)) table.fail_cell(r, "lx_fraction", "must be in (0, 1] (DXP_LX_FRAC_AVAIL)");
-      row.lx_fraction = f;
-      run.arch_overrides.push_back("lx.backend_reserved_fraction=" + table.text(r, "lx_fraction"));
-    }
-    const std::string prefix = table.path() + ": line " + std::to_string(row.line) + ": ";
-    try {
-      run.bundle = row_bundle(table, r);
-      row.source = run.bundle;
-      if (run.bundle.empty()) {
-        run.bundle = scratch.file("row" + std::to_string(row.line));
-        compile_row(table, r, arch.limits(), run.bundle);
-        row.source = "compiled";
+    std::optional<std::vector<SweepProgram>> programs;
+    if (sweep) {
+      const std::string op = table.text(r, "op");
+      if (failed_measurement(table, r)) {
+        v.skipped.push_back({table.line(r), op, "the measurement failed (column failed)"});
+        continue;
       }
-      const sim::RunOutcome outcome = sim::run_bundle(run);
-      for (const auto& k : outcome.report.kernels) row.simulated_us += k.end_us - k.start_us;
+      programs = sweep_op_programs(op, table.integer(r, "rows", 1), table.integer(r, "cols", 1));
+      if (!programs) {
+        v.skipped.push_back({table.line(r), op, "no graph for this op (validate runs " + sweep_op_names() + ")"});
+        continue;
+      }
+    }
+    ValidateRow row;
+    try {
+      row = sweep ? run_sweep_row(table, r, *programs, options, arch, scratch)
+                  : run_split_row(table, r, options, arch, scratch);
     } catch (const SpyreError& e) {
       const std::string what = e.what();
+      const std::string prefix = table.path() + ": line " + std::to_string(table.line(r)) + ": ";
       throw SpyreError(what.rfind(table.path(), 0) == 0 ? what : prefix + what);
     }
     if (options.on_row) options.on_row(row);
@@ -184,13 +275,12 @@ Validation run_validate(const ValidateOptions& options) {
   }
   if (v.rows.empty()) fail(options.table, "--where", "no row is left to validate");
 
-  // Groups: one shape at one LX fraction, in the table's order.
+  // Groups: one shape at one LX setting, in the table's order.
   std::map<std::pair<std::string, std::string>, size_t> group_of;
   for (size_t i = 0; i < v.rows.size(); ++i) {
     const auto& row = v.rows[i];
-    const std::string lx = lx_text(row.lx_fraction);
-    auto [it, added] = group_of.emplace(std::make_pair(row.shape, lx), v.groups.size());
-    if (added) v.groups.push_back({row.shape, lx, {}, 0, 0, 0});
+    auto [it, added] = group_of.emplace(std::make_pair(row.shape, row.lx), v.groups.size());
+    if (added) v.groups.push_back({row.shape, row.lx, {}, 0, 0, 0});
     v.groups[it->second].rows.push_back(i);
   }
   ValidateSummary& s = v.summary;
@@ -204,6 +294,24 @@ Validation run_validate(const ValidateOptions& options) {
   }
   s.rows = v.rows.size();
   s.median_abs_error = median(errors);
+  for (const auto& row : v.rows) {
+    if (row.op.empty()) continue;
+    auto it = std::find_if(s.ops.begin(), s.ops.end(), [&](const auto& o) { return o.op == row.op; });
+    if (it == s.ops.end()) it = s.ops.insert(s.ops.end(), OpSummary{row.op});
+    it->rows++;
+    it->within_10 += std::fabs(row.error()) <= 0.10;
+    it->within_25 += std::fabs(row.error()) <= 0.25;
+  }
+  for (auto& o : s.ops) {
+    std::vector<double> abs_errors, signed_errors;
+    for (const auto& row : v.rows) {
+      if (row.op != o.op) continue;
+      abs_errors.push_back(std::fabs(row.error()));
+      signed_errors.push_back(row.error());
+    }
+    o.median_abs_error = median(abs_errors);
+    o.median_error = median(signed_errors);
+  }
   for (auto& g : v.groups) {
     std::vector<double> simulated, measured;
     for (size_t i : g.rows) {
@@ -233,9 +341,11 @@ Validation run_validate(const ValidateOptions& options) {
   Json rows = Json::array(), groups = Json::array();
   for (const auto& row : v.rows) {
     rows.push_back({{"line", row.line},
+                    {"op", row.op},
                     {"shape", row.shape},
                     {"split", row.split},
                     {"source", row.source},
+                    {"lx", row.lx},
                     {"lx_fraction", row.lx_fraction ? Json(*row.lx_fraction) : Json(nullptr)},
                     {"measured_us", row.measured_us},
                     {"simulated_us", sim::rounded(row.simulated_us, 3)},
@@ -254,6 +364,16 @@ Validation run_validate(const ValidateOptions& options) {
                       {"device_best_measured_us", best.measured_us},
                       {"regret_pct", sim::rounded(100 * (pick.measured_us / best.measured_us - 1), 2)}});
   }
+  Json ops = Json::array(), skipped = Json::array();
+  for (const auto& o : s.ops) {
+    ops.push_back({{"op", o.op},
+                   {"rows", o.rows},
+                   {"median_abs_error_pct", sim::rounded(100 * o.median_abs_error, 2)},
+                   {"median_error_pct", sim::rounded(100 * o.median_error, 2)},
+                   {"within_10_pct", o.within_10},
+                   {"within_25_pct", o.within_25}});
+  }
+  for (const auto& k : v.skipped) skipped.push_back({{"line", k.line}, {"op", k.op}, {"reason", k.reason}});
   Json ranking = Json::array();
   for (const auto& r : s.ranking) {
     ranking.push_back({{"lx_fraction", r.lx},
@@ -269,6 +389,7 @@ Validation run_validate(const ValidateOptions& options) {
               {"arch_overrides", options.arch_overrides},
               {"where", options.where},
               {"rows", rows},
+              {"skipped", skipped},
               {"groups", groups},
               {"summary",
                {{"rows", s.rows},
@@ -276,6 +397,7 @@ Validation run_validate(const ValidateOptions& options) {
                 {"within_10_pct", s.within_10},
                 {"within_20_pct", s.within_20},
                 {"within_25_pct", s.within_25},
+                {"ops", ops},
                 {"ranking", ranking}}}};
   if (!options.report_path.empty()) {
     std::ofstream out(options.report_path);
@@ -284,10 +406,10 @@ Validation run_validate(const ValidateOptions& options) {
   }
   if (!options.csv_path.empty()) {
     std::ofstream out(options.csv_path);
-    out << "line,shape,split,lx_fraction,source,measured_us,simulated_us,error_pct\n";
+    out << "line,op,shape,split,lx,source,measured_us,simulated_us,error_pct\n";
     for (const auto& row : v.rows) {
-      out << row.line << ",\"" << row.shape << "\"," << row.split << ","
-          << (row.lx_fraction ? lx_text(row.lx_fraction) : "") << ",\"" << row.source << "\"," << row.measured_us << ","
+      out << row.line << ",\"" << row.op << "\",\"" << row.shape << "\"," << row.split << ","
+          << (row.lx == "-" ? "" : row.lx) << ",\"" << row.source << "\"," << row.measured_us << ","
           << sim::rounded(row.simulated_us, 3) << "," << sim::rounded(100 * row.error(), 2) << "\n";
     }
     if (!out) fail(options.csv_path, "", "cannot write the CSV");
@@ -298,20 +420,24 @@ Validation run_validate(const ValidateOptions& options) {
 std::string validate_row_line(const ValidateRow& row) {
   char line[256];
   std::snprintf(line, sizeof line, "  %-36s %-9s lx %-4s %-8s measured %9.1f us  simulated %9.1f us  %+7.1f%%\n",
-                row.shape.c_str(), row.split.c_str(), lx_text(row.lx_fraction).c_str(),
-                row.source == "compiled" ? "compiled" : "bundle", row.measured_us, row.simulated_us, 100 * row.error());
+                row.shape.c_str(), row.split.c_str(), row.lx.c_str(), row.source == "compiled" ? "compiled" : "bundle",
+                row.measured_us, row.simulated_us, 100 * row.error());
   return line;
 }
 
 std::string validate_table(const Validation& v) {
   std::ostringstream out;
   char line[256];
-  out << "\nper shape: splits ranked by the model vs the card (Spearman), the model's fastest split and its measured "
-         "cost over the device-best\n";
-  std::snprintf(line, sizeof line, "  %-36s %4s %6s %8s  %-9s %10s  %-9s %10s %8s\n", "shape", "lx", "splits",
-                "spearman", "pick", "measured", "best", "measured", "regret");
-  out << line;
+  const bool ranked = std::any_of(v.groups.begin(), v.groups.end(), [](const auto& g) { return g.rows.size() > 1; });
+  if (ranked)
+    out << "\nper shape: splits ranked by the model vs the card (Spearman), the model's fastest split and its "
+           "measured cost over the device-best\n";
+  if (ranked)
+    std::snprintf(line, sizeof line, "  %-36s %4s %6s %8s  %-9s %10s  %-9s %10s %8s\n", "shape", "lx", "splits",
+                  "spearman", "pick", "measured", "best", "measured", "regret");
+  if (ranked) out << line;
   for (const auto& g : v.groups) {
+    if (g.rows.size() < 2) continue;  // nothing to rank
     const auto& pick = v.rows[g.pick];
     const auto& best = v.rows[g.best];
     char rho[16] = "-";
@@ -322,6 +448,18 @@ std::string validate_table(const Validation& v) {
     out << line;
   }
   const ValidateSummary& s = v.summary;
+  if (!s.ops.empty()) {
+    out << "\nper op: median error (+: the model is slow)\n";
+    std::snprintf(line, sizeof line, "  %-24s %5s %10s %10s %10s %10s\n", "op", "rows", "median |e|", "median e",
+                  "within 10%", "within 25%");
+    out << line;
+    for (const auto& o : s.ops) {
+      std::snprintf(line, sizeof line, "  %-24s %5zu %9.1f%% %+9.1f%% %10zu %10zu\n", o.op.c_str(), o.rows,
+                    100 * o.median_abs_error, 100 * o.median_error, o.within_10, o.within_25);
+      out << line;
+    }
+  }
+  for (const auto& k : v.skipped) out << "skipped line " << k.line << " (" << k.op << "): " << k.reason << "\n";
   const double n = static_cast<double>(s.rows);
   std::snprintf(line, sizeof line,
                 "\n%zu rows: median |error| %.1f%%; within 10%% %zu (%.0f%%), 20%% %zu (%.0f%%), 25%% %zu (%.0f%%)\n",

@@ -1,11 +1,17 @@
 #pragma once
-// `spyre-sim validate`: the card model against measured kernel times. Each row
-// of a CSV (the columns of calibration/granite_matmul/splits.csv) is a matmul
-// or batched matmul with a core split and its measured device time; the row
-// runs its own SDSC (a `kernel` or `bundle` directory) or, without one, the
-// shape compiled with that split. Reported: each row's error, and per shape
-// (and LX fraction) the rank correlation of simulated vs measured time over
-// its splits and the measured cost of the split the model ranks fastest —
+// `spyre-sim validate`: the card model against measured kernel times. Two
+// kinds of CSV:
+// - matmul splits (the columns of calibration/granite_matmul/splits.csv): each
+//   row is a matmul or batched matmul with a core split and its measured
+//   device time; it runs its own SDSC (a `kernel` or `bundle` directory) or,
+//   without one, the shape compiled with that split;
+// - streaming op records (the columns op, rows, cols, cores, lx and
+//   kernel_us_median of calibration/add_bcast_sweep_records.csv): each row is
+//   one of the sweep's ops (studies/sweep_op_graph.h) compiled on its cores,
+//   with LX planning when lx is 1.
+// Reported: each row's error, per op the median error, and per shape (and LX
+// setting) the rank correlation of simulated vs measured time over its splits
+// (or core counts) and the measured cost of the one the model ranks fastest —
 // whether the model can choose a split, not only predict a time.
 
 #include <functional>
@@ -21,9 +27,11 @@ namespace spyre::studies {
 
 struct ValidateRow {
   int line = 0;        // in the CSV
-  std::string shape;   // "decode Q/O proj 1x64x4096x4096"
-  std::string split;   // "1_4_8_1" (b_m_n_k)
+  std::string op;      // the `op` column ("MLP down", "bcast"); "" without one
+  std::string shape;   // "decode Q/O proj 1x64x4096x4096", "bcast 2048x1024"
+  std::string split;   // "1_4_8_1" (b_m_n_k), "32 cores"
   std::string source;  // the bundle directory, or "compiled"
+  std::string lx;      // the LX setting as the CSV writes it: a fraction ("0.2"), "on"/"off" (planning), "-"
   std::optional<double> lx_fraction;
   double measured_us = 0, simulated_us = 0;
   double error() const { return simulated_us / measured_us - 1.0; }
@@ -44,7 +52,13 @@ struct ValidateOptions {
   std::function<void(const ValidateRow&)> on_row;  // called as each row finishes
 };
 
-// Rows of one shape at one LX fraction: the splits the model must rank.
+// A row not run, and why (an op without a graph, a failed measurement).
+struct SkippedRow {
+  int line = 0;
+  std::string op, reason;
+};
+
+// Rows of one shape at one LX setting: the splits the model must rank.
 struct ValidateGroup {
   std::string shape;
   std::string lx;  // as the CSV writes it ("0.2"), "-" without the column
@@ -61,16 +75,26 @@ struct RankingSummary {
   double picks_us = 0, best_us = 0;  // measured time of the model's picks and of the device-best, summed
 };
 
+// The errors of one op (the `op` column), e.g. one family of the sweep.
+struct OpSummary {
+  std::string op;
+  size_t rows = 0;
+  double median_abs_error = 0, median_error = 0;  // signed: + the model is slow
+  size_t within_10 = 0, within_25 = 0;
+};
+
 struct ValidateSummary {
   size_t rows = 0;
   double median_abs_error = 0;
   size_t within_10 = 0, within_20 = 0, within_25 = 0;
-  std::vector<RankingSummary> ranking;  // one per LX fraction, in the table's order
+  std::vector<RankingSummary> ranking;  // one per LX setting, in the table's order
+  std::vector<OpSummary> ops;           // in the table's order; empty without an `op` column
 };
 
 struct Validation {
   ValidateOptions options;
   std::vector<ValidateRow> rows;
+  std::vector<SkippedRow> skipped;
   std::vector<ValidateGroup> groups;
   ValidateSummary summary;
   Json report;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e_support.h"
+#include "studies/sweep_op_graph.h"
 #include "studies/validate_splits.h"
 
 namespace spyre::test {
@@ -152,13 +153,112 @@ TEST(Validate, CliPrintsRowsShapesAndSummaryAndExitsOneOnBadInput) {
   std::ifstream rows(dir.file("rows.csv"));
   std::string header;
   std::getline(rows, header);
-  EXPECT_EQ(header, "line,shape,split,lx_fraction,source,measured_us,simulated_us,error_pct");
+  EXPECT_EQ(header, "line,op,shape,split,lx,source,measured_us,simulated_us,error_pct");
   write_text(table, "B,M\n");
   const auto bad = run_cli("validate " + table);
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.output, "spyre-sim: error: " + table +
                             ": line 1: no column 'N' (required: B, M, N, K, split_b, split_m, split_n, split_k, "
                             "measured_us)\n");
+}
+
+// The sweep's op names as graphs: a chain of N inputs is N - 1 adds in one
+// program, or one add run N - 1 times as separate launches.
+TEST(ValidateSweep, OpNamesBuildTheSweepsGraphs) {
+  const auto chain = studies::sweep_op_programs("add5", 64, 128);
+  ASSERT_TRUE(chain);
+  ASSERT_EQ(chain->size(), 1u);
+  EXPECT_EQ((*chain)[0].graph.ops.size(), 4u);
+  EXPECT_EQ((*chain)[0].runs, 1);
+  const auto separate = studies::sweep_op_programs("add5_sep", 64, 128);
+  ASSERT_TRUE(separate);
+  ASSERT_EQ(separate->size(), 1u);
+  EXPECT_EQ((*separate)[0].graph.ops.size(), 1u);
+  EXPECT_EQ((*separate)[0].runs, 4);
+  EXPECT_EQ(studies::sweep_op_programs("add_indep2", 64, 128)->at(0).graph.ops.size(), 2u);
+  for (const char* unknown : {"add2", "add3_fused", "add10", "bmm_3d2d_k_tiling", "sub"})
+    EXPECT_FALSE(studies::sweep_op_programs(unknown, 64, 128)) << unknown;
+}
+
+const std::string kSweepHeader = "op,rows,cols,cores,lx,kernel_us_median,failed\n";
+
+// Rows of the cost-model sweep's export run as compiled graphs: the times
+// follow the traffic (a chain with LX planning keeps its intermediate on
+// chip; separate launches cannot), rows without a graph or with a failed
+// measurement are listed as skipped, and the errors are summarised per op.
+TEST(ValidateSweep, RunsStreamingOpRecordsAndSummarisesEachOp) {
+  TempDir dir;
+  const std::string table = dir.file("sweep.csv");
+  write_text(table, kSweepHeader +
+                        "add,2048,4096,32,0,439.586,False\n"
+                        "add3,2048,4096,32,1,591.95,False\n"
+                        "add3,2048,4096,32,0,936.094,False\n"
+                        "add3_sep,2048,4096,32,1,933.304,False\n"
+                        "add_indep2,2048,4096,32,0,870.084,False\n"
+                        "bcast,2048,8192,32,0,567.864,False\n"
+                        "bcastcol,2048,8192,32,0,564.1,False\n"
+                        "amax,4096,2048,1,1,971.189,False\n"
+                        "amax,4096,2048,32,1,132.726,False\n"
+                        "bmm_3d2d_k_tiling,1024,2048,32,1,599.299,False\n"
+                        "add,2048,4096,32,0,1.0,True\n");
+  auto o = options_for(table);
+  o.report_path = dir.file("r.json");
+  const auto v = studies::run_validate(o);
+  ASSERT_EQ(v.rows.size(), 9u);
+  const auto& add = v.rows[0];
+  EXPECT_EQ(add.shape, "add 2048x4096");
+  EXPECT_EQ(add.split, "32 cores");
+  EXPECT_EQ(add.lx, "off");
+  // 50 MB of 2-read 1-write traffic at the card's ~115 GB/s.
+  EXPECT_NEAR(add.simulated_us, 439.6, 0.1 * 439.6);
+  EXPECT_LT(v.rows[1].simulated_us, 0.8 * v.rows[2].simulated_us);  // t stays in LX
+  EXPECT_NEAR(v.rows[2].simulated_us, 2 * add.simulated_us, 0.1 * add.simulated_us);
+  EXPECT_NEAR(v.rows[3].simulated_us, 2 * add.simulated_us, 1e-6 * add.simulated_us);  // two launches of one add
+  EXPECT_NEAR(v.rows[4].simulated_us, 2 * add.simulated_us, 0.1 * add.simulated_us);
+  // amax along the sticks is compute-bound on one core: ~32x slower than on 32.
+  EXPECT_GT(v.rows[7].simulated_us, 5 * v.rows[8].simulated_us);
+  for (const auto& row : v.rows) EXPECT_LT(std::fabs(row.error()), 0.25) << row.shape << " " << row.split;
+  ASSERT_EQ(v.skipped.size(), 2u);
+  EXPECT_EQ(v.skipped[0].line, 11);
+  EXPECT_EQ(v.skipped[0].op, "bmm_3d2d_k_tiling");
+  EXPECT_EQ(v.skipped[1].reason, "the measurement failed (column failed)");
+  ASSERT_EQ(v.summary.ops.size(), 7u);
+  EXPECT_EQ(v.summary.ops[0].op, "add");
+  EXPECT_EQ(v.summary.ops[0].rows, 1u);
+  EXPECT_EQ(v.summary.ops[1].op, "add3");
+  EXPECT_EQ(v.summary.ops[1].rows, 2u);
+  // The amax shape at two core counts is ranked; the fastest is 32 cores on both.
+  const auto g = std::find_if(v.groups.begin(), v.groups.end(), [](const auto& x) { return x.rows.size() == 2; });
+  ASSERT_NE(g, v.groups.end());
+  EXPECT_EQ(v.rows[g->pick].split, "32 cores");
+  const Json r = read_json_file(o.report_path);
+  EXPECT_EQ(r["skipped"].size(), 2u);
+  EXPECT_EQ(r["summary"]["ops"][1]["op"], "add3");
+  EXPECT_EQ(r["rows"][1]["lx"], "on");
+  const auto cli = run_cli("validate " + table + " --quiet");
+  EXPECT_EQ(cli.exit_code, 0) << cli.output;
+  EXPECT_NE(cli.output.find("per op: median error"), std::string::npos) << cli.output;
+  EXPECT_NE(cli.output.find("skipped line 11 (bmm_3d2d_k_tiling): no graph for this op"), std::string::npos)
+      << cli.output;
+}
+
+TEST(ValidateSweep, BadRecordsGetOneLineNamingLineAndColumn) {
+  TempDir dir;
+  const std::string table = dir.file("sweep.csv");
+  auto error_for = [&](const std::string& text) {
+    write_text(table, text);
+    return error_of([&] { studies::run_validate(options_for(table)); });
+  };
+  EXPECT_EQ(error_for("op,rows,cols,cores\nadd,64,128,32\n"),
+            table + ": line 1: no column 'kernel_us_median' or 'measured_us' (the measured device time)");
+  EXPECT_EQ(error_for(kSweepHeader + "add,64,128,64,0,10,False\n"),
+            table + ": line 2, column cores: the card has 32 cores");
+  EXPECT_EQ(error_for(kSweepHeader + "add,64,128,32,2,10,False\n"),
+            table + ": line 2, column lx: must be 0 or 1 (LX planning off or on)");
+  EXPECT_EQ(error_for(kSweepHeader + "add,64,128,32,0,0,False\n"),
+            table + ": line 2, column kernel_us_median: a device time must be positive");
+  EXPECT_EQ(error_for(kSweepHeader + "add,0,128,32,0,10,False\n"),
+            table + ": line 2, column rows: '0' is not an integer >= 1");
 }
 
 }  // namespace

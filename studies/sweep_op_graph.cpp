@@ -1,0 +1,78 @@
+#include "studies/sweep_op_graph.h"
+
+#include "runtime/json_node.h"
+
+namespace spyre::studies {
+
+namespace {
+
+Json input(const std::string& name, int64_t rows, int64_t cols) {
+  return {{"name", name}, {"shape", {rows, cols}}, {"dtype", "float16"}, {"role", "input"}};
+}
+
+Json output(const std::string& name) { return {{"name", name}, {"role", "output"}}; }
+
+Json op(const std::string& type, std::vector<std::string> inputs, const std::string& out, Json attrs = Json::object()) {
+  return {{"op", type}, {"inputs", inputs}, {"outputs", {out}}, {"attrs", attrs}};
+}
+
+compiler::Graph graph(const std::string& name, Json tensors, Json ops) {
+  return compiler::parse_graph({{"name", name}, {"tensors", tensors}, {"ops", ops}}, "<sweep op " + name + ">");
+}
+
+// ((a + b) + c) + ... over `inputs` tensors; t1, t2, ... between.
+compiler::Graph add_chain(const std::string& name, int inputs, int64_t rows, int64_t cols) {
+  Json tensors = Json::array(), ops = Json::array();
+  std::string sum = "x0";
+  tensors.push_back(input(sum, rows, cols));
+  for (int i = 1; i < inputs; ++i) {
+    const std::string operand = "x" + std::to_string(i);
+    const std::string result = i + 1 == inputs ? "y" : "t" + std::to_string(i);
+    tensors.push_back(input(operand, rows, cols));
+    ops.push_back(op("add", {sum, operand}, result));
+    sum = result;
+  }
+  tensors.push_back(output("y"));
+  return graph(name, tensors, ops);
+}
+
+// N of "addN" or "addN_sep" (3..9), 0 otherwise.
+int chain_inputs(const std::string& op) {
+  const std::string head = op.substr(0, op.find('_'));
+  if (head.size() != 4 || head.rfind("add", 0) != 0 || head[3] < '3' || head[3] > '9') return 0;
+  if (head != op && op != head + "_sep") return 0;
+  return head[3] - '0';
+}
+
+}  // namespace
+
+std::string sweep_op_names() { return "add, addN, addN_sep (N = 3..9), add_indep2, amax, bcast, bcastcol"; }
+
+std::optional<std::vector<SweepProgram>> sweep_op_programs(const std::string& name, int64_t rows, int64_t cols) {
+  if (name == "add") return std::vector<SweepProgram>{{add_chain(name, 2, rows, cols), 1}};
+  if (const int n = chain_inputs(name); n > 0) {
+    if (name.size() == 4) return std::vector<SweepProgram>{{add_chain(name, n, rows, cols), 1}};
+    // Separate launches of one add: identical programs, so one is built and run n - 1 times.
+    return std::vector<SweepProgram>{{add_chain(name, 2, rows, cols), n - 1}};
+  }
+  if (name == "add_indep2") {
+    return std::vector<SweepProgram>{{graph(name,
+                                            {input("a", rows, cols), input("b", rows, cols), input("c", rows, cols),
+                                             input("d", rows, cols), output("y"), output("z")},
+                                            {op("add", {"a", "b"}, "y"), op("add", {"c", "d"}, "z")}),
+                                      1}};
+  }
+  if (name == "amax") {
+    return std::vector<SweepProgram>{
+        {graph(name, {input("a", rows, cols), output("y")}, {op("amax", {"a"}, "y", {{"dim", -1}, {"keepdim", true}})}),
+         1}};
+  }
+  if (name == "bcast" || name == "bcastcol") {
+    const Json b = name == "bcast" ? input("b", 1, cols) : input("b", rows, 1);
+    return std::vector<SweepProgram>{
+        {graph(name, {input("a", rows, cols), b, output("y")}, {op("add", {"a", "b"}, "y")}), 1}};
+  }
+  return std::nullopt;
+}
+
+}  // namespace spyre::studies
