@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include "sim/report/invariants.h"
+
 namespace spyre::sim {
 
 namespace {
@@ -175,6 +177,8 @@ RunReport build_report(const Program& program, const ArchConfig& arch, const std
   add_cores(r, program, plans, card);
   add_memory_and_links(r, card);
   add_tensors(r, program);
+  r.measured_window_ns = now_ns() - card.device_start_ns();
+  r.invariants = physical_invariants(r, arch);
   r.hazards = std::move(hazards);
   return r;
 }

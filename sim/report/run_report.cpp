@@ -112,6 +112,11 @@ Json report_to_json(const RunReport& r) {
                        {"detail", h.detail}});
   }
   j["hazards"] = hazards;
+  Json violated = Json::array();
+  for (const auto& c : r.invariants) {
+    if (!c.holds()) violated.push_back({{"check", c.name}, {"value", c.value}, {"limit", c.limit}});
+  }
+  j["invariants"] = {{"checked", r.invariants.size()}, {"violated", violated}};
   if (!r.comparisons.empty()) {
     Json cmp = Json::array();
     for (const auto& c : r.comparisons) {
@@ -175,6 +180,14 @@ std::string report_table(const RunReport& r) {
   }
   out << "\nhazards      " << (r.hazards.empty() ? "none" : std::to_string(r.hazards.size())) << "\n";
   for (const auto& h : r.hazards) out << "  " << format_hazard(h) << "\n";
+  const auto violated =
+      std::count_if(r.invariants.begin(), r.invariants.end(), [](const auto& c) { return !c.holds(); });
+  out << "invariants   " << r.invariants.size() << " checked, "
+      << (violated == 0 ? "all hold" : std::to_string(violated) + " VIOLATED (a model defect: please report it)")
+      << "\n";
+  for (const auto& c : r.invariants) {
+    if (!c.holds()) out << "  " << c.name << ": " << fmt("%.6g", c.value) << " > " << fmt("%.6g", c.limit) << "\n";
+  }
   for (const auto& c : r.comparisons) {
     out << (c.passed ? "expect ok    " : "expect FAIL  ") << c.name << ": " << c.mismatches << " of " << c.elements
         << " elements outside rtol " << fmt("%.3g", c.tolerance.rtol) << " atol " << fmt("%.3g", c.tolerance.atol)

@@ -47,11 +47,22 @@ struct BlockReport {
   std::map<std::string, double> counters;
 };
 
+// A physical invariant (sim/report/invariants.h): value <= limit must hold,
+// both in the unit the name gives.
+struct InvariantCheck {
+  std::string name;  // "card.lpddr5: bytes read and written / peak_gbps <= window (ns)"
+  double value = 0, limit = 0;
+  bool holds() const;
+};
+
 struct RunReport {
   std::string bundle;
   std::string mode;  // "functional" or "timing"
   Json arch;
   double latency_us = 0;  // first launch to last barrier
+  // From the measured iteration's start to the end of the run (the outputs'
+  // download included): the window the blocks' counters cover.
+  double measured_window_ns = 0;
   int64_t cycles = 0;
   bool lx_wiped_at_bundles = false;  // run --vf
   int warmup_iterations = 0;         // run --warmup: iterations run before the measured one
@@ -68,7 +79,8 @@ struct RunReport {
   std::vector<TensorReport> tensors;
   std::vector<BlockReport> blocks;  // every block that did something
   std::vector<Hazard> hazards;
-  std::vector<Comparison> comparisons;  // --expect
+  std::vector<InvariantCheck> invariants;  // every one checked; a violation is a model defect
+  std::vector<Comparison> comparisons;     // --expect
 };
 
 Json report_to_json(const RunReport& report);

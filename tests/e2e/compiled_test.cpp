@@ -99,6 +99,7 @@ Checked compile_and_check(CompileJob job, const test::TempDir& dir) {
                             << " expected " << cmp.expected;
   }
   EXPECT_TRUE(c.run.report.hazards.empty()) << c.run.report.hazards.front().detail;
+  test::expect_invariants_hold(c.run.report, job.graph_path + job.workload);
   return c;
 }
 
@@ -196,6 +197,7 @@ TEST(CompiledProgram, GraniteDecoderLayerRunsInTimingMode) {
   const int64_t weights = 2 * (2 * 4096LL * 4096 + 2 * 1024LL * 4096 + 3 * 12800LL * 4096);
   EXPECT_GT(outcome.report.hbm_read_bytes, weights);
   EXPECT_GT(outcome.report.latency_us, 1000.0);
+  test::expect_invariants_hold(outcome.report, "decoder");
 }
 
 // A run starts cold: the host upload of a 9 MB matmul's operands leaves the
@@ -215,6 +217,7 @@ TEST(CompiledProgram, ColdRunReadsEveryDistinctByteFromLpddr5) {
   const int64_t distinct = 2 * (64LL * 4096 + 4096LL * 1024);
   EXPECT_GE(report.dram_read_bytes, distinct);
   EXPECT_GE(report.cache_miss_bytes, 4096LL * 1024 * 2);
+  test::expect_invariants_hold(report, "matmul 64x4096x1024");
 }
 
 TEST(CompiledProgram, ManifestNamesHostTensorsAndShapes) {

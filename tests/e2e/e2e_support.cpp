@@ -1,5 +1,7 @@
 #include "e2e_support.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 
 #include "runtime/arch_config.h"
@@ -58,6 +60,12 @@ void resplit(Json& top, const std::string& dsc_key, const std::map<std::string, 
     for (int c = 0; c < cores; ++c)
       node["startAddressCoreCorelet_"]["data_"]["[" + std::to_string(c) + ", 0, 0]"] = std::to_string(-symbol++);
   }
+}
+
+void expect_invariants_hold(const sim::RunReport& report, const std::string& what) {
+  EXPECT_GT(report.invariants.size(), 3u) << what;
+  for (const auto& c : report.invariants)
+    EXPECT_TRUE(c.holds()) << what << ": " << c.name << ": " << c.value << " > " << c.limit;
 }
 
 }  // namespace spyre::test

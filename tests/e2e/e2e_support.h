@@ -34,6 +34,10 @@ void resplit(Json& top, const std::string& dsc_key, const std::map<std::string, 
 
 // Largest |got - want| - rtol*|want| over all elements (<= atol passes).
 // The logistic function, the host reference of sigmoid and SiLU.
+// Every physical invariant of the run holds (sim/report/invariants.h), and
+// there were some to check.
+void expect_invariants_hold(const sim::RunReport& report, const std::string& what);
+
 inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 double worst_excess(const std::vector<float>& got, const std::vector<double>& want, double rtol);

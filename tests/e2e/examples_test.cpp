@@ -37,6 +37,7 @@ TEST(Examples, EveryBundleRunsInTimingMode) {
     EXPECT_FALSE(r.report.kernels.empty()) << b;
     EXPECT_GT(r.report.hbm_read_bytes, 0) << b;
     for (const auto& k : r.report.kernels) EXPECT_LT(k.start_us, k.end_us) << b;
+    expect_invariants_hold(r.report, b);
   }
 }
 

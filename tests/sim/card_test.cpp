@@ -7,6 +7,7 @@
 
 #include "runtime/arch_config.h"
 #include "runtime/device_memory.h"
+#include "sim/report/invariants.h"
 #include "sim/simulator.h"
 #include "test_support.h"
 
@@ -162,6 +163,40 @@ TEST(Card, BarrierGrowsWithLog2CoresAndFencesFollowWrites) {
   auto fence = base;
   fence.push_back("dma.write_fence_ns=700");
   EXPECT_NEAR(simulate(p, load_arch("", fence), nullptr, false).report.latency_us - t0, 0.7, 1e-6);
+}
+
+// The invariants catch a report that is physically impossible: LPDDR5 above
+// its peak over the window, a cache that served fills it never read, a DMA
+// engine busier than the time there was, MACs beyond the PT arrays' peak.
+TEST(Invariants, ImpossibleReportsAreCaught) {
+  const ArchConfig arch = load_arch("", {});
+  RunReport r;
+  r.measured_window_ns = 1000;
+  r.dram_read_bytes = 100000;  // 100 GB/s for 1 us: under 204.8
+  r.cache_miss_bytes = 100000;
+  r.blocks.push_back({"card.core0.dma_in", {{"bytes", 4096}, {"busy_ns", 900}}});
+  r.kernels.push_back({});
+  r.kernels.back().cores = 1;
+  r.kernels.back().end_us = 1;
+  r.kernels.back().macs = 1024 * 1000;  // 1024 MACs/cycle/core at peak: 667 ns of 1000 at 1.5 GHz
+  auto violated = [&] {
+    std::vector<std::string> names;
+    for (const auto& c : physical_invariants(r, arch)) {
+      if (!c.holds()) names.push_back(c.name.substr(0, c.name.find(':')));
+    }
+    return names;
+  };
+  EXPECT_TRUE(violated().empty());
+  r.dram_read_bytes = 300000;  // 300 GB/s
+  EXPECT_EQ(violated(), std::vector<std::string>{"card.lpddr5"});
+  r.dram_read_bytes = 50000;  // fewer bytes than the cache filled
+  EXPECT_EQ(violated(), std::vector<std::string>{"card.cache"});
+  r.dram_read_bytes = 100000;
+  r.blocks.back().counters["busy_ns"] = 1200;
+  EXPECT_EQ(violated(), std::vector<std::string>{"card.core0.dma_in"});
+  r.blocks.back().counters["busy_ns"] = 900;
+  r.kernels.back().macs = 2e6;
+  EXPECT_EQ(violated(), std::vector<std::string>{"kernel "});
 }
 
 }  // namespace
