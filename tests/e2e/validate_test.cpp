@@ -23,6 +23,14 @@ studies::ValidateOptions options_for(const std::string& table) {
   return o;
 }
 
+// Writes `text` as the table and returns the one-line error validate gives it.
+std::string validate_error(const std::string& table, const std::string& text, std::vector<std::string> where = {}) {
+  write_text(table, text);
+  auto o = options_for(table);
+  o.where = std::move(where);
+  return error_of([&] { studies::run_validate(o); });
+}
+
 TEST(Validate, SpearmanRanksWithTiesSharingTheirMeanRank) {
   EXPECT_DOUBLE_EQ(studies::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(studies::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
@@ -105,10 +113,7 @@ TEST(Validate, BadTablesGetOneLineNamingLineAndColumn) {
   TempDir dir;
   const std::string table = dir.file("t.csv");
   auto error_for = [&](const std::string& text, std::vector<std::string> where = {}) {
-    write_text(table, text);
-    auto o = options_for(table);
-    o.where = where;
-    return error_of([&] { studies::run_validate(o); });
+    return validate_error(table, text, std::move(where));
   };
   const std::string row = "decode,K/V proj,1,64,1024,4096,1,1,1,32,";
   EXPECT_EQ(error_for(""), table + ": line 1: empty file: expected a header row naming the columns");
@@ -245,10 +250,7 @@ TEST(ValidateSweep, RunsStreamingOpRecordsAndSummarisesEachOp) {
 TEST(ValidateSweep, BadRecordsGetOneLineNamingLineAndColumn) {
   TempDir dir;
   const std::string table = dir.file("sweep.csv");
-  auto error_for = [&](const std::string& text) {
-    write_text(table, text);
-    return error_of([&] { studies::run_validate(options_for(table)); });
-  };
+  auto error_for = [&](const std::string& text) { return validate_error(table, text); };
   EXPECT_EQ(error_for("op,rows,cols,cores\nadd,64,128,32\n"),
             table + ": line 1: no column 'kernel_us_median' or 'measured_us' (the measured device time)");
   EXPECT_EQ(error_for(kSweepHeader + "add,64,128,64,0,10,False\n"),
