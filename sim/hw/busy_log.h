@@ -12,10 +12,17 @@
 
 namespace spyre::sim {
 
-inline double now_ns() { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
-inline sc_core::sc_time ns(double value) { return sc_core::sc_time(value, sc_core::SC_NS); }
-// SystemC time resolves to 1 ps; differences below that are "now".
+// SystemC time resolves to 1 ps (its default, never changed: see
+// begin_systemc_context); differences below that are "now". Times convert to
+// and from integer picoseconds directly: the kernel's unit conversions were a
+// tenth of a long simulation's run time.
 constexpr double kTimeResolutionNs = 0.001;
+constexpr double kPsPerNs = 1000.0;
+inline double now_ns() { return static_cast<double>(sc_core::sc_time_stamp().value()) / kPsPerNs; }
+inline sc_core::sc_time ns(double value) {
+  return value > 0 ? sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(value * kPsPerNs + 0.5))
+                   : sc_core::SC_ZERO_TIME;
+}
 
 // Waits until an absolute time (no-op if it has passed). Thread processes only.
 inline void wait_until_ns(double t) {

@@ -1,7 +1,6 @@
 #include "sim/hw/dma_engine.h"
 
 #include <algorithm>
-#include <deque>
 #include <vector>
 
 namespace spyre::sim {
@@ -22,7 +21,10 @@ void DmaEngine::transfer(const Transfer& t, const std::string& label) {
   const bool store = direction_ == DmaDirection::Store;
   const double start = now_ns();
   wait_until_ns(start + setup_ns_);
-  std::deque<double> in_flight;  // completion times, oldest first
+  // Completion times of the open requests in issue order, a ring of
+  // max_outstanding (no allocation per transfer: there are millions).
+  in_flight_.assign(max_outstanding_, 0.0);
+  size_t head = 0, open = 0;
   double last_completion = now_ns();
   // Timing only: values move in the functional executor, so no data pointer.
   tlm::tlm_generic_payload hbm, lx;
@@ -33,22 +35,8 @@ void DmaEngine::transfer(const Transfer& t, const std::string& label) {
   // Requests never cross a run: a strided transfer is one descriptor whose
   // requests stay in flight across its runs; the engine starts one run per
   // run_ns, so short runs cap the rate whatever the memory behind them.
-  struct Request {
-    int64_t address, bytes;
-    bool starts_run;
-  };
-  std::vector<Request> requests;
-  auto add_run = [&](int64_t address, int64_t bytes) {
-    for (int64_t offset = 0; offset < bytes; offset += request_bytes_)
-      requests.push_back({address + offset, std::min(request_bytes_, bytes - offset), offset == 0});
-  };
-  if (t.runs.empty()) {
-    add_run(t.address, t.bytes);
-  } else {
-    for (const auto& [address, bytes] : t.runs) add_run(address, bytes);
-  }
   double next_run_ns = now_ns();
-  for (const auto& [request_address, size, starts_run] : requests) {
+  auto issue = [&](int64_t request_address, int64_t size, bool starts_run) {
     double port_start = std::max(now_ns(), port_.free_at_ns);
     if (starts_run) {
       port_start = std::max(port_start, next_run_ns);
@@ -68,15 +56,29 @@ void DmaEngine::transfer(const Transfer& t, const std::string& label) {
     sc_core::sc_time delay = ns(port_start - now_ns());
     socket->b_transport(hbm, delay);
     const double done = now_ns() + delay.to_seconds() * 1e9;
-    in_flight.push_back(done);
+    in_flight_[(head + open) % max_outstanding_] = done;
+    ++open;
     last_completion = std::max(last_completion, done);
     // Issue at the port's pace, with at most max_outstanding requests open.
     wait_until_ns(port_.free_at_ns);
-    while (in_flight.size() >= max_outstanding_) {
-      wait_until_ns(in_flight.front());
-      in_flight.pop_front();
+    while (open >= max_outstanding_) {
+      wait_until_ns(in_flight_[head]);
+      head = (head + 1) % max_outstanding_;
+      --open;
     }
-    while (!in_flight.empty() && in_flight.front() <= now_ns()) in_flight.pop_front();
+    while (open > 0 && in_flight_[head] <= now_ns()) {
+      head = (head + 1) % max_outstanding_;
+      --open;
+    }
+  };
+  auto issue_run = [&](int64_t address, int64_t bytes) {
+    for (int64_t offset = 0; offset < bytes; offset += request_bytes_)
+      issue(address + offset, std::min(request_bytes_, bytes - offset), offset == 0);
+  };
+  if (t.runs.empty()) {
+    issue_run(t.address, t.bytes);
+  } else {
+    for (const auto& [address, bytes] : t.runs) issue_run(address, bytes);
   }
   wait_until_ns(last_completion);
   bytes_ += t.bytes;

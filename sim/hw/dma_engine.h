@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
@@ -51,6 +52,7 @@ class DmaEngine : public sc_core::sc_module, public HardwareBlock {
   size_t max_outstanding_;
   double setup_ns_;
   double run_ns_;
+  std::vector<double> in_flight_;  // transfer's open requests (one thread per engine calls it)
   BusyLog log_;
   int64_t bytes_ = 0;
 };

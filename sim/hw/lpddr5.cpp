@@ -1,6 +1,7 @@
 #include "sim/hw/lpddr5.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "sim/hw/busy_log.h"
 
@@ -36,8 +37,14 @@ size_t Lpddr5::channel_of(int64_t address) const {
   // address hashing makes it (a bmm weight read per batch element strides
   // by B x 128 bytes).
   const auto n = static_cast<uint64_t>(channels_.size());
+  if (n == 1) return 0;
   uint64_t chunk = static_cast<uint64_t>(address / interleave_);
   uint64_t hashed = 0;
+  if (std::has_single_bit(n)) {  // the same digit sum with shifts: every request comes here
+    const int bits = std::countr_zero(n);
+    for (; chunk != 0; chunk >>= bits) hashed += chunk & (n - 1);
+    return static_cast<size_t>(hashed & (n - 1));
+  }
   for (; chunk != 0; chunk /= n) hashed += chunk % n;
   return static_cast<size_t>(hashed % n);
 }

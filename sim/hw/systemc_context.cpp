@@ -1,6 +1,7 @@
 #include "sim/hw/systemc_context.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include <systemc>
 
@@ -14,6 +15,9 @@ void begin_systemc_context() {
   sc_core::sc_default_global_context = sc_core::sc_curr_simcontext;
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
+  // busy_log.h converts times as integer picoseconds.
+  if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+    throw std::logic_error("SystemC time resolution is not 1 ps");
 }
 
 }  // namespace spyre::sim
