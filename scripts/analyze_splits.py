@@ -107,7 +107,7 @@ def load():
 ROWS = load()
 
 DEFAULT = dict(p=4, g=8, psum='sm1', psum_bytes=4, hK=True, hM='v3', co_k=128, co_lx=True,
-               resident=None, out_runs=False, ring=False, streams=False, wrun='lx')
+               resident=None, out_runs=False, ring=False, streams=False, wrun='lx', wshare=False, out_sk=1.0)
 
 
 def smax(ts, p):
@@ -142,7 +142,11 @@ def components(r, P, o):
         bt = max(1, min(b, int(L // tile))) if o['wrun'] == 'lx' else 1
         rate = min(P['r_core'], P['kappa'] * bt * 128)
         c['wstream'] = r['W'] * passes / rate / 1e3
-        nout = b * m * n / 64 / sk
+        if o['wshare']:
+            # The re-streamed W bytes, counted once per group of split_m cores that read
+            # them in step (they share b, n and k), through one fitted rate R.
+            c['wshare'] = r['W'] * passes * r['sb'] * r['sn'] * r['sk'] / P['R'] / 1e3
+        nout = b * m * n / 64 / sk ** o['out_sk']
         if o['out_runs']:
             nout /= bt
         co = P['c_o'] * ((0.2 / r['lx']) if o['co_lx'] else 1.0)
@@ -161,7 +165,7 @@ def predict(r, P, o):
     return smax(list(c.values()), o['p']) + red
 
 
-X0 = dict(eta=0.6, r_core=40.0, bw=150.0, c_o=500.0, kappa=0.05, S=100.0, ring=30.0, hop=1.0)
+X0 = dict(eta=0.6, r_core=40.0, bw=150.0, c_o=500.0, kappa=0.05, S=100.0, ring=30.0, hop=1.0, R=300.0)
 FREE = ['eta', 'r_core', 'bw', 'c_o', 'kappa']
 
 
@@ -267,9 +271,12 @@ def main():
         ('bmm: output-stick cost independent of k', dict(o, co_k=0)),
         ('bmm: W pass = 4 rows', dict(o, g=4)),
         ('bmm: W runs always one stick (bt=1)', dict(o, wrun='one')),
+        ('bmm: W re-streams shared by the split_m cores, at a fitted rate R', dict(o, wshare=True)),
+        ('bmm: the same, and a K split divides the output cost by sqrt(sk), not sk', dict(o, wshare=True, out_sk=0.5)),
     ]
     for lab, ov in variants:
-        free = FREE + (['ring', 'hop'] if ov.get('ring') else []) + (['S'] if ov.get('streams') else [])
+        free = FREE + (['ring', 'hop'] if ov.get('ring') else []) + (['S'] if ov.get('streams') else []) + (
+            ['R'] if ov.get('wshare') else [])
         R, P, _ = evaluate(lab, ov, free=free, verbose=False)
         print('\n-- %s' % lab)
         for kk in ('all (fit all)', 'proj (fit all)', 'bmm (fit all)', 'DECODE held out (fit prefill)'):
