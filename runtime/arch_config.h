@@ -31,6 +31,7 @@ struct ArchConfig {
     int64_t large_block_rows, large_block_cols;
     double output_stick_ns;  // a batched matmul's output drain per stick
     int64_t output_stick_k;
+    double one_stick_output_factor;  // the drain per stick of a core whose output block is one stick wide
     int elementwise_elems_per_cycle;
   } pt;
 

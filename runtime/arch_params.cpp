@@ -56,16 +56,23 @@ const std::vector<ArchParam>& arch_params() {
        .integer = true,
        .source = "calibrated with pt.large_block_rate: prefill K/V 1_2_16_1 (64 columns) runs in the fast band, "
                  "Q/O 1_2_16_1 (256) does not"},
-      {SPYRE_FIELD(pt.output_stick_ns), .unit = "ns per output stick at the whole LX", .value = 121.0, .min = 0,
+      {SPYRE_FIELD(pt.output_stick_ns), .unit = "ns per output stick at the whole LX", .value = 105.0, .min = 0,
        .max = 1e9, .integer = false,
-       .source = "calibrated (docs/calibration.md): a batched matmul spends ~0.6 us per output stick at "
+       .source = "calibrated (docs/calibration.md): a batched matmul spends ~0.5-0.6 us per output stick at "
                  "DXP_LX_FRAC_AVAIL 0.2 and a quarter of it at 0.8 (attention bmms, calibration/granite_matmul); "
-                 "scaled by lx.size_bytes / staging space; cause not known",
+                 "scaled by lx.size_bytes / staging space, shared by the cores of a K split as 1/sqrt(split_k); "
+                 "cause not known",
        .before_calibration = 0.0},
       {SPYRE_FIELD(pt.output_stick_k), .unit = "contraction elements per core", .value = 128, .min = 1, .max = 1e12,
        .integer = true,
        .source = "calibrated with pt.output_stick_ns: a core whose contraction is shorter pays proportionally less "
                  "per output stick (QK^T split 2 ways over K)"},
+      {SPYRE_FIELD(pt.one_stick_output_factor), .unit = "x pt.output_stick_ns", .value = 0.68, .min = 0, .max = 1e3,
+       .integer = false,
+       .source = "calibrated (docs/calibration.md): a core whose output block is one stick wide (64 columns) "
+                 "drains its sticks faster: measured over pairs of attention bmm splits with the same sticks per "
+                 "core, 64 columns against 128, median ratio 0.69 (0.57-0.93, 6 pairs, QK^T and attn@V)",
+       .before_calibration = 1.0},
       {SPYRE_FIELD(pt.elementwise_elems_per_cycle), .unit = "elements/cycle/corelet", .value = 64, .min = 1,
        .max = 1 << 20, .integer = true,
        .source = "assumption: a non-matmul op on the PT array streams one 64-element stick per cycle"},

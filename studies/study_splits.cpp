@@ -174,8 +174,23 @@ double matmul_split_lower_bound_us(const MatmulShape& shape, const MatmulSplit& 
   }
   if (shape.batched()) {
     // Each core drains its output sticks one after another (kernel_plan.cpp).
-    const double sticks = static_cast<double>((shape.b / split.b) * m * ((n + 63) / 64));
-    bound = std::max(bound, sticks * sim::output_stick_cycles(arch, k, split.k) * arch.cycle_ns() / 1e3);
+    const int64_t b = shape.b / split.b;
+    const double sticks = static_cast<double>(b * m * ((n + 63) / 64));
+    bound = std::max(bound, sticks * sim::output_stick_cycles(arch, n, k, split.k) * arch.cycle_ns() / 1e3);
+    // And loads its tiles on one DMA engine, one transfer per operand per
+    // tile, which starts a run at most every dma.run_ns (dma_engine.cpp).
+    // In the bmm layouts the batch dim sits next to the stick, so a tile of
+    // bt < B batch elements reads a run per (row, K stick) of A and per
+    // (K row, N stick) of B; a tile of the whole batch may read one run.
+    const int64_t g = arch.pt.pe_rows;
+    const int64_t per_batch = k * n * 2 + g * k * 2 + g * n * 4;
+    const int64_t bt = std::clamp<int64_t>(arch.staging_bytes() / std::max<int64_t>(1, per_batch), 1, b);
+    const int64_t blocks = (b + bt - 1) / bt, passes = (m + g - 1) / g;
+    const int64_t transfers = 2 * blocks * passes;
+    const int64_t runs = bt == shape.b ? transfers : blocks * (m * ((k + 63) / 64) + passes * k * ((n + 63) / 64));
+    const double load_ns =
+        static_cast<double>(transfers) * arch.dma.setup_ns + static_cast<double>(runs - transfers) * arch.dma.run_ns;
+    bound = std::max(bound, load_ns / 1e3);
   }
   return bound;
 }

@@ -356,7 +356,7 @@ void plan_batched_matmul(const Kernel& k, const ComputeOp& op, const MatmulDims&
   const double macs_per_cycle = matmul_macs_per_cycle(arch, true, false, m, n);
   int64_t split_k = 1;
   for (const auto& d : md.contraction) split_k *= slices_of(s, d);
-  const double out_stick_cycles = output_stick_cycles(arch, kk, split_k);
+  const double out_stick_cycles = output_stick_cycles(arch, n, kk, split_k);
   const bool leader = cw.reduce_group < 0 || w.reduce_groups[cw.reduce_group].cores.front() == core;
   for (int64_t bi = 0; bi < b; bi += bt) {
     const int64_t bc = std::min(bt, b - bi);
@@ -530,11 +530,13 @@ double matmul_macs_per_cycle(const ArchConfig& arch, bool batched, bool split_k,
   return static_cast<double>(arch.pt.pe_rows) * arch.pt.pe_cols * arch.pt.simd_lanes * arch.corelets_per_core * rate;
 }
 
-double output_stick_cycles(const ArchConfig& arch, int64_t k_per_core, int64_t split_k) {
+double output_stick_cycles(const ArchConfig& arch, int64_t n_per_core, int64_t k_per_core, int64_t split_k) {
+  constexpr int64_t kStickColumns = 64;  // fp16 elements per stick, as plan_batched_matmul counts sticks
+  const double one_stick = n_per_core <= kStickColumns ? arch.pt.one_stick_output_factor : 1.0;
   return arch.pt.output_stick_ns / arch.cycle_ns() * static_cast<double>(arch.lx.size_bytes) /
          static_cast<double>(arch.staging_bytes()) *
-         std::min(1.0, static_cast<double>(k_per_core) / static_cast<double>(arch.pt.output_stick_k)) /
-         static_cast<double>(split_k);
+         std::min(1.0, static_cast<double>(k_per_core) / static_cast<double>(arch.pt.output_stick_k)) * one_stick /
+         std::sqrt(static_cast<double>(split_k));
 }
 
 MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes, int64_t m_units,

@@ -90,9 +90,10 @@ MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t 
 double matmul_macs_per_cycle(const ArchConfig& arch, bool batched, bool split_k, int64_t m, int64_t n);
 
 // SFU cycles (per corelet) a batched matmul's core spends per output stick:
-// pt.output_stick_ns scaled by LX size over the staging space and by the
-// core's contraction length up to pt.output_stick_k, shared by the split_k
-// cores that produce partials of the same stick.
-double output_stick_cycles(const ArchConfig& arch, int64_t k_per_core, int64_t split_k);
+// pt.output_stick_ns scaled by LX size over the staging space, by the core's
+// contraction length up to pt.output_stick_k and by pt.one_stick_output_factor
+// when the core's output block is one stick wide, over sqrt(split_k) when
+// split_k cores produce partials of the same stick (fitted, docs/calibration.md).
+double output_stick_cycles(const ArchConfig& arch, int64_t n_per_core, int64_t k_per_core, int64_t split_k);
 
 }  // namespace spyre::sim

@@ -25,7 +25,7 @@ TEST(ArchConfig, TheParameterTableIsTheOneSource) {
       << "regenerate: build/spyre-sim arch --schema > models/arch/spyre.schema.json";
   const ArchConfig defaults;
   const ArchConfig builtin = load_arch("", {});
-  ASSERT_EQ(arch_params().size(), 58u);
+  ASSERT_EQ(arch_params().size(), 59u);
   for (const auto& p : arch_params()) {
     EXPECT_EQ(p.get(defaults), p.value) << p.path;
     EXPECT_EQ(p.get(builtin), p.value) << p.path;
@@ -50,6 +50,7 @@ TEST(ArchConfig, HandDerivedValuesAreTheValuesBeforeCalibration) {
                                              "pt.split_k_rate=1.0",
                                              "pt.large_block_rate=1.0",
                                              "pt.output_stick_ns=0.0",
+                                             "pt.one_stick_output_factor=1.0",
                                              "sfu.lanes=64",
                                              "sfu.cycles_divide=2.0",
                                              "sfu.cycles_reduce_stick=1.0",
