@@ -231,7 +231,7 @@ PYBIND11_MODULE(spyre_sim, m) {
         py::arg("graph") = "", py::arg("workload") = "", py::arg("shape") = std::vector<int64_t>{},
         py::arg("cores") = 0, py::arg("split") = Strings{}, py::arg("lx_planning") = false, py::arg("solver") = "",
         py::arg("emit_io") = "", py::arg("seed") = 0, py::arg("arch") = "", py::arg("set") = Strings{},
-        py::arg("work_division") = "default");
+        py::arg("work_division") = "model");
   m.def("validate", &validate,
         "Run a table of measured kernels (matmul splits or streaming op records); the report as a dict",
         py::arg("table"), py::kw_only(), py::arg("where") = Strings{}, py::arg("arch") = "", py::arg("set") = Strings{},

@@ -42,6 +42,7 @@ compiler::CompileJob compile_job(const SweepRun& run, const SweepPoint& point, c
   job.workload = run.workload;
   job.output_dir = output;
   job.options.device = device;
+  job.options.work_division = "model";  // as spyre-sim compile
   if (const auto shape = node.find("shape")) job.params.shape = compiler::parse_shape(shape->as_string());
   if (const auto params = node.find("params")) {
     for (const auto& [key, value] : params->members()) {
