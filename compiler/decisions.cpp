@@ -28,9 +28,11 @@ std::string dims_text(const IterationSpace& s) {
 Json split_candidates_json(const Op& op) {
   Json out = Json::array();
   for (const auto& c : op.split_candidates) {
-    out.push_back({{"split", c.split},
-                   {c.lower_bound ? "kernel_us_at_least" : "kernel_us",
-                    std::isfinite(c.kernel_us) ? Json(c.kernel_us) : Json(nullptr)}});
+    Json row = {{"split", c.split},
+                {c.lower_bound ? "kernel_us_at_least" : "kernel_us",
+                 std::isfinite(c.kernel_us) ? Json(c.kernel_us) : Json(nullptr)}};
+    if (!c.lower_bound && c.bound_us > 0) row["lower_bound_us"] = c.bound_us;
+    out.push_back(std::move(row));
   }
   return out;
 }

@@ -68,6 +68,7 @@ struct Op {
     std::string split;
     double kernel_us = 0;
     bool lower_bound = false;
+    double bound_us = 0;  // the cost model's lower bound (0: none)
   };
   std::vector<SplitCandidate> split_candidates;
   bool inserted = false;  // added by a pass (restickify, view copy)

@@ -36,6 +36,7 @@ std::vector<MatmulSplit> matmul_split_candidates(const MatmulShape& shape, int64
 struct SplitTime {
   double kernel_us = 0;
   bool lower_bound = false;
+  double bound_us = 0;  // the model's lower bound (0: none), what the search ordered and pruned by
 };
 
 // A card model that times matmul splits.

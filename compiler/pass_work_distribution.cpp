@@ -141,7 +141,7 @@ std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std
   op.work_division = note;
   op.split_candidates.clear();
   for (size_t i = 0; i < candidates.size(); ++i)
-    op.split_candidates.push_back({candidates[i].text(), times[i].kernel_us, times[i].lower_bound});
+    op.split_candidates.push_back({candidates[i].text(), times[i].kernel_us, times[i].lower_bound, times[i].bound_us});
   std::stable_sort(op.split_candidates.begin(), op.split_candidates.end(),
                    [](const auto& a, const auto& b) { return a.kernel_us < b.kernel_us; });
   return slices_of(candidates[best]);

@@ -48,11 +48,11 @@ std::vector<compiler::SplitTime> SimulatedSplitCost::matmul_kernel_us(
       simulated_ += to_run.size();
     }
     for (size_t i : round) {
-      out[i] = {known.at(splits[i].text()), false};
+      out[i] = {known.at(splits[i].text()), false, bound[i]};
       best = std::min(best, out[i].kernel_us);
     }
   }
-  for (; next < order.size(); ++next) out[order[next]] = {bound[order[next]], true};
+  for (; next < order.size(); ++next) out[order[next]] = {bound[order[next]], true, bound[order[next]]};
   return out;
 }
 

@@ -164,7 +164,25 @@ double matmul_split_lower_bound_us(const MatmulShape& shape, const MatmulSplit& 
       sim::matmul_macs_per_cycle(arch, shape.batched(), split.k > 1, m, n) * arch.clock_ghz * 1e3;
   const double operand_bytes = 2.0 * static_cast<double>(shape.b * shape.m * shape.k + shape.b * shape.k * shape.n);
   const double from_dram = std::max(0.0, operand_bytes - static_cast<double>(arch.cache.bytes));
-  double bound = std::max(macs_per_core / macs_per_us, from_dram / (arch.lpddr5.peak_gbps * 1e3));
+  // A K split's cores finish their tiles, then reduce their partial outputs
+  // over the reduce ring (gathered, then broadcast: two passes of a core's
+  // output box) and only then store the result (card.cpp, core.cpp): every
+  // core's own bound is followed by that tail. The stores pass the cache's
+  // shared delivery, and what the cache cannot hold reaches LPDDR5.
+  double tail_us = 0;
+  if (split.k > 1) {
+    const double out_bytes = 2.0 * static_cast<double>(shape.b * shape.m * shape.n);
+    const double core_out_bytes = out_bytes / static_cast<double>(split.b * split.m * split.n);
+    tail_us = 2 * core_out_bytes / (arch.reduce_ring.bytes_per_cycle * arch.clock_ghz * 1e3);
+    double store_us = out_bytes / (arch.lpddr5.peak_gbps * 1e3);
+    if (arch.cache.bytes > 0) {
+      store_us =
+          std::max(out_bytes / (arch.cache.gbps * 1e3),
+                   std::max(0.0, out_bytes - static_cast<double>(arch.cache.bytes)) / (arch.lpddr5.peak_gbps * 1e3));
+    }
+    tail_us += store_us;
+  }
+  double bound = std::max(macs_per_core / macs_per_us + tail_us, from_dram / (arch.lpddr5.peak_gbps * 1e3));
   if (arch.cache.bytes > 0) {
     // Every core reads its own A and W slices at least once, and all core
     // reads pass the memory-side cache's shared delivery (cache.gbps).
@@ -173,10 +191,14 @@ double matmul_split_lower_bound_us(const MatmulShape& shape, const MatmulSplit& 
     bound = std::max(bound, core_bytes * static_cast<double>(split.cores()) / (arch.cache.gbps * 1e3));
   }
   if (shape.batched()) {
-    // Each core drains its output sticks one after another (kernel_plan.cpp).
+    // Each core drains its output sticks one after another, and a tile's
+    // drain waits for its PT pass (kernel_plan.cpp, core.cpp): the core's PT
+    // and SFU times add.
     const int64_t b = shape.b / split.b;
     const double sticks = static_cast<double>(b * m * ((n + 63) / 64));
-    bound = std::max(bound, sticks * sim::output_stick_cycles(arch, n, k, split.k) * arch.cycle_ns() / 1e3);
+    bound =
+        std::max(bound, macs_per_core / macs_per_us +
+                            sticks * sim::output_stick_cycles(arch, n, k, split.k) * arch.cycle_ns() / 1e3 + tail_us);
     // And loads its tiles on one DMA engine, one transfer per operand per
     // tile, which starts a run at most every dma.run_ns (dma_engine.cpp).
     // In the bmm layouts the batch dim sits next to the stick, so a tile of
@@ -190,7 +212,7 @@ double matmul_split_lower_bound_us(const MatmulShape& shape, const MatmulSplit& 
     const int64_t runs = bt == shape.b ? transfers : blocks * (m * ((k + 63) / 64) + passes * k * ((n + 63) / 64));
     const double load_ns =
         static_cast<double>(transfers) * arch.dma.setup_ns + static_cast<double>(runs - transfers) * arch.dma.run_ns;
-    bound = std::max(bound, load_ns / 1e3);
+    bound = std::max(bound, load_ns / 1e3 + tail_us);
   }
   return bound;
 }

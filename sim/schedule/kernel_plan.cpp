@@ -337,14 +337,19 @@ Transfer runs_transfer(ByteRuns runs) {
 // tile) x 128 bytes: a small staging space means short runs, and each run
 // costs the DMA engine dma.run_ns. Each output stick of the result costs
 // pt.output_stick_ns scaled by LX size over the staging space (docs/model.md).
+// Several batch dims (an attention's batch and heads) or row dims (the query
+// heads of a GQA group, which share one K/V batch element) run as nested
+// loops: a tile holds batch elements of the last batch dim and a pass rows of
+// the last row dim, one element of each outer dim at a time.
 void plan_batched_matmul(const Kernel& k, const ComputeOp& op, const MatmulDims& md, const ArchConfig& arch,
                          KernelWork& w, CoreWork& cw) {
   const Sdsc& s = *k.sdsc;
   const int core = cw.core;
   const TensorBinding &A = k.tensors[op.inputs[0]], &B = k.tensors[op.inputs[1]], &C = k.tensors[op.outputs[0]];
-  const std::string& xd = md.batch.front();
-  const std::string& rd = md.rows.front();
-  const int64_t b = md.x, m = md.m, n = md.n, kk = md.k;
+  const std::string& xd = md.batch.back();
+  const std::string& rd = md.rows.back();
+  const int64_t b = s.per_core.at(xd), m = s.per_core.at(rd), n = md.n, kk = md.k;
+  const int64_t outer_batches = md.x / b, outer_rows = md.m / m;
   const int64_t elem = A.layout.elem_bytes();
   const int64_t g = arch.pt.pe_rows;
   const int64_t staging = arch.staging_bytes();
@@ -352,35 +357,54 @@ void plan_batched_matmul(const Kernel& k, const ComputeOp& op, const MatmulDims&
   const int64_t bt = std::clamp<int64_t>(staging / std::max<int64_t>(1, per_batch), 1, b);
   const int64_t passes = (m + g - 1) / g;
   const int64_t blocks = (b + bt - 1) / bt;
-  check_tile_count(s, core, blocks * passes);
+  check_tile_count(s, core, outer_batches * blocks * outer_rows * passes);
+  // The element of each outer dim that a flat index of their loop nest names.
+  auto outer = [&](const std::vector<std::string>& dims, int64_t index) {
+    std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> narrow;
+    for (size_t i = dims.size() - 1; i-- > 0;) {
+      const int64_t extent = s.per_core.at(dims[i]);
+      narrow.push_back({dims[i], {index % extent, 1}});
+      index /= extent;
+    }
+    return narrow;
+  };
   const double macs_per_cycle = matmul_macs_per_cycle(arch, true, false, m, n);
   int64_t split_k = 1;
   for (const auto& d : md.contraction) split_k *= slices_of(s, d);
   const double out_stick_cycles = output_stick_cycles(arch, n, kk, split_k);
   const bool leader = cw.reduce_group < 0 || w.reduce_groups[cw.reduce_group].cores.front() == core;
-  for (int64_t bi = 0; bi < b; bi += bt) {
-    const int64_t bc = std::min(bt, b - bi);
-    for (int64_t p = 0; p < passes; ++p) {
-      const int64_t rows = std::min(g, m - p * g);
-      Tile t;
-      const ByteRuns a_runs = sub_box_runs(A, core, {{xd, {bi, bc}}, {rd, {p * g, rows}}});
-      if (!a_runs.empty()) t.loads.push_back(runs_transfer(a_runs));
-      const ByteRuns b_runs = sub_box_runs(B, core, {{xd, {bi, bc}}});
-      if (!b_runs.empty()) t.loads.push_back(runs_transfer(b_runs));
-      const double macs = static_cast<double>(bc) * rows * n * kk;
-      t.pt_cycles = macs / macs_per_cycle;
-      const double sticks = static_cast<double>(bc * rows * ((n + 63) / 64));
-      t.sfu_cycles = sticks * out_stick_cycles;  // per corelet: both drain in parallel
-      t.lx_bytes = (bc * rows * kk + bc * kk * n + bc * rows * n) * elem;
-      const ByteRuns c_runs = sub_box_runs(C, core, {{xd, {bi, bc}}, {rd, {p * g, rows}}});
-      if (!c_runs.empty()) {
-        if (cw.reduce_group < 0) {
-          t.stores.push_back(runs_transfer(c_runs));
-        } else if (leader) {
-          cw.final_stores.push_back(runs_transfer(c_runs));
+  for (int64_t ob = 0; ob < outer_batches; ++ob) {
+    const auto batch_at = outer(md.batch, ob);
+    for (int64_t bi = 0; bi < b; bi += bt) {
+      const int64_t bc = std::min(bt, b - bi);
+      auto batch_tile = batch_at;
+      batch_tile.push_back({xd, {bi, bc}});
+      for (int64_t pr = 0; pr < outer_rows * passes; ++pr) {
+        const int64_t p = pr % passes;
+        const int64_t rows = std::min(g, m - p * g);
+        auto row_tile = batch_tile;
+        for (auto& part : outer(md.rows, pr / passes)) row_tile.push_back(part);
+        row_tile.push_back({rd, {p * g, rows}});
+        Tile t;
+        const ByteRuns a_runs = sub_box_runs(A, core, row_tile);
+        if (!a_runs.empty()) t.loads.push_back(runs_transfer(a_runs));
+        const ByteRuns b_runs = sub_box_runs(B, core, batch_tile);
+        if (!b_runs.empty()) t.loads.push_back(runs_transfer(b_runs));
+        const double macs = static_cast<double>(bc) * rows * n * kk;
+        t.pt_cycles = macs / macs_per_cycle;
+        const double sticks = static_cast<double>(bc * rows * ((n + 63) / 64));
+        t.sfu_cycles = sticks * out_stick_cycles;  // per corelet: both drain in parallel
+        t.lx_bytes = (bc * rows * kk + bc * kk * n + bc * rows * n) * elem;
+        const ByteRuns c_runs = sub_box_runs(C, core, row_tile);
+        if (!c_runs.empty()) {
+          if (cw.reduce_group < 0) {
+            t.stores.push_back(runs_transfer(c_runs));
+          } else if (leader) {
+            cw.final_stores.push_back(runs_transfer(c_runs));
+          }
         }
+        cw.tiles.push_back(std::move(t));
       }
-      cw.tiles.push_back(std::move(t));
     }
   }
   cw.staging_bytes = std::min(staging, bt * per_batch);
@@ -394,7 +418,7 @@ void plan_matmul(const Kernel& k, const ComputeOp& op, const ArchConfig& arch, K
   const int64_t x = md.x, m = md.m, n = md.n, kk = md.k;
   const double macs = static_cast<double>(x) * m * n * kk;
   w.compute_macs += macs;
-  if (md.batch.size() == 1 && md.rows.size() == 1) {
+  if (!md.batch.empty() && !md.rows.empty()) {
     plan_batched_matmul(k, op, md, arch, w, cw);
     return;
   }
