@@ -120,6 +120,7 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
         out << (i > 1 ? "," : "") << text;
       }
       out << " (--decisions lists every split scored)\n";
+      if (!op.lx_chain.empty()) out << "    " << op.lx_chain << "\n";
     }
   }
   std::vector<Row> tensors;
@@ -191,6 +192,7 @@ Json decisions_json(const Graph& g, const CompileOptions& options) {
                      {"cores", op.cores},
                      {"work_division", op.work_division},
                      {"split_candidates", split_candidates_json(op)},
+                     {"lx_chain", op.lx_chain},
                      {"inserted", op.inserted},
                      {"from", op.origin},
                      {"predicted_hbm_bytes", predicted_hbm_bytes(g, op)}});

@@ -71,6 +71,10 @@ struct Op {
     double bound_us = 0;  // the cost model's lower bound (0: none)
   };
   std::vector<SplitCandidate> split_candidates;
+  // LX chain scoring (pass_split_lx_chain.cpp): the split that replaced the
+  // op's own fastest and why, or why it was kept over the split with the
+  // least HBM traffic; empty when that is the op's own fastest.
+  std::string lx_chain;
   bool inserted = false;  // added by a pass (restickify, view copy)
   int bundle = 0;
 };

@@ -46,6 +46,10 @@ class SplitCostModel {
   // One time per split, in order. Every split that could be the fastest is
   // timed exactly: a lower bound is returned only above an exact time.
   virtual std::vector<SplitTime> matmul_kernel_us(const MatmulShape& shape, const std::vector<MatmulSplit>& splits) = 0;
+  // The rate at which the card moves HBM bytes an op could have kept in LX
+  // (one write and one read back), in GB/s: LX chain scoring prices the
+  // graph's HBM traffic with it.
+  virtual double hbm_gbps() const = 0;
 };
 
 }  // namespace spyre::compiler

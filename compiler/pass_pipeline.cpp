@@ -10,6 +10,7 @@ namespace {
 
 bool lx_planning(const CompileOptions& o) { return o.lx.enabled; }
 bool lx_stage_4(const CompileOptions& o) { return o.lx.enabled && o.lx.stage >= 4; }
+bool lx_chain_scoring(const CompileOptions& o) { return o.lx.enabled && o.work_division == "model"; }
 
 }  // namespace
 
@@ -28,6 +29,9 @@ const std::vector<CompilerPass>& compiler_passes() {
        reduce_spans},
       {"work_distribution", "divide every op's iteration space over the cores (--split overrides one op)",
        distribute_work},
+      {"split_lx_chain",
+       "score each searched batchmatmul's splits with the graph's HBM traffic after LX planning (Split x LX)",
+       score_splits_with_lx, lx_chain_scoring, "--lx-planning with --work-division model"},
       {"lx_split_alignment", "pointwise ops adopt a neighbour's slicing where that removes a core_div_mismatch",
        align_splits_for_lx, lx_planning, "--lx-planning"},
       {"clone_input_nodes", "clone multi-use graph inputs so LX can hold them (LX stage 4)", clone_multi_use_inputs,

@@ -14,6 +14,7 @@
 #include <numeric>
 #include <string>
 
+#include "compiler/bmm_search.h"
 #include "compiler/iteration_space.h"
 #include "compiler/passes.h"
 #include "runtime/error.h"
@@ -67,52 +68,18 @@ std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpa
 
 // --work-division model for a batchmatmul: rows (mb), columns (out), the
 // reduction (in) and any number of batch dims (x; the attention bmms' head
-// dims), timed as one matmul whose batch is their product. Every legal split
-// the span minimums and the dims' split units allow is timed by the card
-// model; the fastest (ties: fewer cores, then the enumeration order) becomes
-// the slices, a batch split spread over the batch dims innermost first.
-// Empty when the op has another reduction dim.
+// dims), timed as one matmul whose batch is their product (bmm_search.h).
+// Every legal split the span minimums and the dims' split units allow is
+// timed by the card model; the fastest (ties: fewer cores, then the
+// enumeration order) becomes the slices. Empty when the op has another
+// reduction dim.
 std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std::vector<int64_t>& units,
                                   const std::vector<int64_t>& minimum, const std::vector<int64_t>& default_slices,
                                   const CompileOptions& options) {
-  MatmulShape shape;
-  std::vector<size_t> batch_dims;  // innermost first
-  for (size_t i = space.dims.size(); i-- > 0;) {
-    const auto& d = space.dims[i];
-    if (d.label == "mb") {
-      shape.m = d.size;
-    } else if (d.label == "out") {
-      shape.n = d.size;
-    } else if (d.label == "in") {
-      shape.k = d.size;
-    } else if (d.reduction) {
-      return {};
-    } else {
-      batch_dims.push_back(i);
-      shape.b *= d.size;
-    }
-  }
-  auto slices_of = [&](const MatmulSplit& s) {
-    std::vector<int64_t> out(space.dims.size(), 1);
-    for (size_t i = 0; i < space.dims.size(); ++i) {
-      const auto& label = space.dims[i].label;
-      out[i] = label == "mb" ? s.m : label == "out" ? s.n : label == "in" ? s.k : 1;
-    }
-    int64_t batch = s.b;  // b divides the product of the batch dims, so the gcds take all of it
-    for (size_t i : batch_dims) {
-      out[i] = std::gcd(batch, space.dims[i].size);
-      batch /= out[i];
-    }
-    return out;
-  };
-  std::vector<MatmulSplit> candidates;
-  for (const MatmulSplit& s : matmul_split_candidates(shape, options.cores)) {
-    const auto slices = slices_of(s);
-    bool legal = true;
-    for (size_t i = 0; i < slices.size(); ++i)
-      legal = legal && slices[i] % minimum[i] == 0 && units[i] % slices[i] == 0;
-    if (legal) candidates.push_back(s);
-  }
+  const BmmSearch search = bmm_search(space, units, minimum, options.cores);
+  const MatmulShape& shape = search.shape;
+  const std::vector<MatmulSplit>& candidates = search.candidates;
+  auto slices_of = [&](const MatmulSplit& s) { return search.slices(s); };
   if (candidates.empty()) return {};
   const std::vector<SplitTime> times = options.split_cost->matmul_kernel_us(shape, candidates);
   size_t best = candidates.size(), simulated = 0;
@@ -193,18 +160,11 @@ void distribute_work(Graph& g, const CompileOptions& options) {
         if (best < space.dims.size()) slices[best] = best_split;
       }
       if (options.work_division == "model" && op.type == "batchmatmul") {
-        std::vector<int64_t> minimum(space.dims.size(), 1);
-        for (const auto& [label, n] : op.span_splits) minimum[static_cast<size_t>(space.find(label))] = n;
-        const auto chosen = model_slices(op, space, units, minimum, slices, options);
+        const auto chosen = model_slices(op, space, units, span_minimum(op, space), slices, options);
         if (!chosen.empty()) slices = chosen;
       }
     }
-    op.splits.clear();
-    op.cores = 1;
-    for (size_t i = 0; i < slices.size(); ++i) {
-      op.splits[space.dims[i].label] = slices[i];
-      op.cores *= static_cast<int>(slices[i]);
-    }
+    assign_splits(op, space, slices);
   }
   for (const auto& [name, used] : override_used) {
     if (!used)

@@ -77,6 +77,11 @@ void distribute_work(Graph& graph, const CompileOptions& options);
 // The largest divisor of `units` that is at most `cores`.
 int64_t core_split(int64_t units, int64_t cores);
 
+// 5b. With the model's work division and LX planning: each searched
+// batchmatmul's split scored with the graph's HBM traffic after LX planning
+// (Op::lx_chain says when that changed the op's own pick).
+void score_splits_with_lx(Graph& graph, const CompileOptions& options);
+
 // 6a. With LX planning: pointwise ops adopt a neighbour's slicing of a tensor
 // they share when that removes a core_div_mismatch.
 void align_splits_for_lx(Graph& graph, const CompileOptions& options);

@@ -11,6 +11,11 @@ namespace spyre::studies {
 SimulatedSplitCost::SimulatedSplitCost(std::string arch_path, std::vector<std::string> arch_overrides, int workers)
     : arch_path_(std::move(arch_path)), arch_overrides_(std::move(arch_overrides)), workers_(workers) {}
 
+double SimulatedSplitCost::hbm_gbps() const {
+  const ArchConfig arch = load_arch(arch_path_, arch_overrides_);
+  return std::min(arch.lpddr5.read_gbps, arch.lpddr5.write_gbps);
+}
+
 std::vector<compiler::SplitTime> SimulatedSplitCost::matmul_kernel_us(
     const compiler::MatmulShape& shape, const std::vector<compiler::MatmulSplit>& splits) {
   const ArchConfig arch = load_arch(arch_path_, arch_overrides_);

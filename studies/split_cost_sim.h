@@ -24,6 +24,10 @@ class SimulatedSplitCost : public compiler::SplitCostModel {
   std::vector<compiler::SplitTime> matmul_kernel_us(const compiler::MatmulShape& shape,
                                                     const std::vector<compiler::MatmulSplit>& splits) override;
 
+  // LPDDR5's sustained rate in the slower direction (lpddr5.read_gbps,
+  // lpddr5.write_gbps): an intermediate that misses LX is written and read back.
+  double hbm_gbps() const override;
+
   size_t simulated() const { return simulated_; }
 
  private:

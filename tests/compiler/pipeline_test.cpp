@@ -75,12 +75,13 @@ TEST(PassTable, ListsThePipelineInTorchSpyresOrder) {
   }
   EXPECT_EQ(names,
             (std::vector<std::string>{"decompose", "deadcode_elimination", "propagate_layouts", "insert_restickify",
-                                      "span_reduction", "work_distribution", "lx_split_alignment", "clone_input_nodes",
-                                      "scratchpad_planning", "memory_planning"}));
+                                      "span_reduction", "work_distribution", "split_lx_chain", "lx_split_alignment",
+                                      "clone_input_nodes", "scratchpad_planning", "memory_planning"}));
   EXPECT_EQ(test::error_of([] { find_compiler_pass("layouts", "--stop-after"); }),
             "--stop-after layouts: unknown pass (passes: decompose, deadcode_elimination, propagate_layouts, "
             "insert_restickify, span_reduction, "
-            "work_distribution, lx_split_alignment, clone_input_nodes, scratchpad_planning, memory_planning)");
+            "work_distribution, split_lx_chain, lx_split_alignment, clone_input_nodes, scratchpad_planning, "
+            "memory_planning)");
 }
 
 TEST(PassTable, TheVerifierHoldsAfterEveryPassOfEveryWorkload) {

@@ -154,8 +154,10 @@ class FormulaCost : public SplitCostModel {
     asked += splits.size();
     return out;
   }
+  double hbm_gbps() const override { return gbps; }
   std::vector<MatmulShape> shapes;
   size_t asked = 0;
+  double gbps = 100;
 
  private:
   std::function<double(const MatmulSplit&)> us_;
@@ -192,6 +194,48 @@ TEST(WorkDivisionByModel, TakesTheFastestLegalSplit) {
   // A batched matmul splits its batch too.
   FormulaCost batch([](const MatmulSplit& s) { return s.b == 4 ? 1.0 : 2.0; });
   EXPECT_EQ(splits_of(compiled_by_model({4, 64, 128, 128}, 4, batch), "c"), (Splits{{"x", 4}}));
+}
+
+// Split x LX: with LX planning, attn@V's split decides whether the softmax
+// result it reads (o.div, sliced by rows like the softmax's reductions) stays
+// in LX. A split 5% slower alone that slices it by rows wins the chain once
+// the intermediates the other ops move through HBM are priced, and the decision says so; without LX
+// planning the op's own fastest stays.
+TEST(WorkDivisionByModel, ScoresTheChainWithLxPlanning) {
+  WorkloadParams p;
+  p.shape = {1, 4, 256, 128};  // batch, heads, seq, head dim
+  p.kv_heads = 2;
+  FormulaCost cost([](const MatmulSplit& s) { return s.cores() < 8 ? 100.0 : s.m == 8 ? 10.5 : 10.0; });
+  CompileOptions o;
+  o.cores = 8;
+  o.work_division = "model";
+  o.split_cost = &cost;
+  const Graph alone = compile(build_workload("attention", p), o);
+  o.lx.enabled = true;
+  const Graph chained = compile(build_workload("attention", p), o);
+  auto op_of = [](const Graph& g, const std::string& output) {
+    return *std::find_if(g.ops.begin(), g.ops.end(),
+                         [&](const Op& op) { return g.tensors[static_cast<size_t>(op.outputs[0])].name == output; });
+  };
+  EXPECT_NE(splits_of(alone, "o.pv").count("mb") ? splits_of(alone, "o.pv").at("mb") : 1, 8);
+  EXPECT_EQ(op_of(alone, "o.pv").lx_chain, "");
+  EXPECT_EQ(splits_of(chained, "o.pv"), (Splits{{"mb", 8}}));
+  const std::string note = op_of(chained, "o.pv").lx_chain;
+  EXPECT_EQ(note.rfind("LX chain: 1_8_1_1, 10.5 us + the other ops' ", 0), 0u) << note;
+  EXPECT_NE(note.find("at 100 GB/s"), std::string::npos) << note;
+  EXPECT_NE(note.find("keeps o.div in LX"), std::string::npos) << note;
+  const auto div =
+      std::find_if(chained.tensors.begin(), chained.tensors.end(), [](const Tensor& t) { return t.name == "o.div"; });
+  ASSERT_NE(div, chained.tensors.end());
+  EXPECT_TRUE(div->in_lx);
+  // A cost that makes the rows split 50x slower keeps the op's own pick: its
+  // time alone exceeds what keeping o.div in LX can save, so it is not even
+  // planned.
+  FormulaCost steep([](const MatmulSplit& s) { return s.cores() < 8 ? 1e5 : s.m == 8 ? 500.0 : 10.0; });
+  o.split_cost = &steep;
+  const Graph kept = compile(build_workload("attention", p), o);
+  EXPECT_NE(splits_of(kept, "o.pv"), (Splits{{"mb", 8}}));
+  EXPECT_EQ(op_of(kept, "o.pv").lx_chain, "");
 }
 
 TEST(WorkDivisionByModel, NeedsACardModel) {
