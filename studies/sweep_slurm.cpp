@@ -135,8 +135,7 @@ std::string batch_script(const SweepSpec& spec, const SweepOptions& options, con
   s << "#!/bin/bash\n"
     << "# spyre-sim sweep " << spec.name << ": submission " << number << ", " << points << " points in " << tasks
     << " array tasks (written by `spyre-sim sweep --slurm`)\n"
-    << "#SBATCH --job-name="
-    << "spyre-sweep-" << spec.name << "\n"
+    << "#SBATCH --job-name=" << job_name(spec.name) << "\n"
     << "#SBATCH --array=0-" << tasks - 1 << "\n"
     << "#SBATCH --output=" << (fs::path(dir) / ("task-" + std::to_string(number) + "-%a.log")).string() << "\n"
     << "#SBATCH --cpus-per-task=" << slurm.cpus_per_task << "\n";
