@@ -63,6 +63,8 @@ std::string views_key(const Graph& g, const Op& op) {
   return key;
 }
 
+int64_t tensor_bytes(const Tensor& t) { return t.elements() * (kStickBytes / stick_elems(t.dtype)); }
+
 // What the ops other than `except` move through HBM for intermediates not in
 // LX: each write and each read of the whole tensor.
 int64_t hbm_intermediate_bytes(const Graph& g, size_t except) {
@@ -73,8 +75,7 @@ int64_t hbm_intermediate_bytes(const Graph& g, size_t except) {
     auto add = [&](int t) {
       const Tensor& owner = g.tensors[static_cast<size_t>(g.storage_of(t))];
       if (owner.role != Role::Intermediate || owner.in_lx) return;
-      const Tensor& tensor = g.tensors[static_cast<size_t>(t)];
-      bytes += tensor.elements() * (kStickBytes / stick_elems(tensor.dtype));
+      bytes += tensor_bytes(g.tensors[static_cast<size_t>(t)]);
     };
     for (int t : op.inputs) add(t);
     for (int t : op.outputs) add(t);
@@ -146,14 +147,14 @@ void score_splits_with_lx(Graph& g, const CompileOptions& options) {
       for (size_t i = 0; i < own_plan.ops.size(); ++i) {
         const Op& other = own_plan.ops[i];
         if (i == e || is_view_op(other.type)) continue;
-        for (int u : other.inputs)
-          adjacent += own_plan.storage_of(u) == owner ? own_plan.tensors[static_cast<size_t>(u)].elements() * 2 : 0;
-        for (int u : other.outputs)
-          adjacent += own_plan.storage_of(u) == owner ? own_plan.tensors[static_cast<size_t>(u)].elements() * 2 : 0;
+        for (const auto* list : {&other.inputs, &other.outputs}) {
+          for (int u : *list)
+            adjacent += own_plan.storage_of(u) == owner ? tensor_bytes(own_plan.tensors[static_cast<size_t>(u)]) : 0;
+        }
       }
     }
     const double floor_us = static_cast<double>(std::max<int64_t>(0, scored[own].bytes - adjacent)) / bytes_per_us;
-    std::map<std::string, int64_t> bytes_of_views;
+    std::map<std::string, int64_t> bytes_of_views = {{views_key(own_plan, own_plan.ops[e]), scored[own].bytes}};
     std::vector<size_t> order(scored.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scored[a].us < scored[b].us; });
