@@ -1,5 +1,7 @@
 #include "compiler/matmul_split.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <tuple>
 
@@ -40,6 +42,24 @@ std::vector<MatmulSplit> matmul_split_candidates(const MatmulShape& shape, int64
     return std::make_tuple(x.cores(), x.b, x.m, x.n, x.k) < std::make_tuple(y.cores(), y.b, y.m, y.n, y.k);
   });
   return out;
+}
+
+SplitPick pick_split(const std::vector<MatmulSplit>& splits, const std::vector<SplitTime>& times) {
+  size_t fastest = splits.size();
+  for (size_t i = 0; i < splits.size(); ++i) {
+    if (times[i].lower_bound) continue;
+    // Strict: ties keep the earlier, fewer-core split.
+    if (fastest == splits.size() || times[i].kernel_us < times[fastest].kernel_us) fastest = i;
+  }
+  if (fastest == splits.size() || !std::isfinite(times[fastest].kernel_us)) return {fastest, fastest};
+  size_t pick = fastest;
+  for (size_t i = 0; i < splits.size(); ++i) {
+    if (times[i].lower_bound || times[i].kernel_us > times[fastest].kernel_us * (1 + kSplitTimeTolerance)) continue;
+    if (splits[i].cores() > splits[pick].cores() ||
+        (splits[i].cores() == splits[pick].cores() && times[i].kernel_us < times[pick].kernel_us))
+      pick = i;
+  }
+  return {pick, fastest};
 }
 
 }  // namespace spyre::compiler

@@ -39,17 +39,33 @@ struct SplitTime {
   double bound_us = 0;  // the model's lower bound (0: none), what the search ordered and pruned by
 };
 
+// Splits whose times differ by less than this fraction are ties: the measured
+// kernels repeat within ~1% on a pod (calibration/granite_matmul/README.md),
+// so a finer difference is one no measurement could confirm.
+constexpr double kSplitTimeTolerance = 0.01;
+
 // A card model that times matmul splits.
 class SplitCostModel {
  public:
   virtual ~SplitCostModel() = default;
-  // One time per split, in order. Every split that could be the fastest is
-  // timed exactly: a lower bound is returned only above an exact time.
+  // One time per split, in order. Every split that could be the fastest or
+  // tie with it is timed exactly: a lower bound is returned only where it is
+  // more than kSplitTimeTolerance above an exact time.
   virtual std::vector<SplitTime> matmul_kernel_us(const MatmulShape& shape, const std::vector<MatmulSplit>& splits) = 0;
   // The rate at which the card moves HBM bytes an op could have kept in LX
   // (one write and one read back), in GB/s: LX chain scoring prices the
   // graph's HBM traffic with it.
   virtual double hbm_gbps() const = 0;
 };
+
+// The split a search takes from the times: the fastest, unless splits that
+// tie with it (within kSplitTimeTolerance) use more cores: then the fastest of
+// those with the most cores (a split that leaves cores idle must win by more
+// than the model resolves). Indices into splits; splits.size() when none was
+// timed exactly.
+struct SplitPick {
+  size_t pick = 0, fastest = 0;
+};
+SplitPick pick_split(const std::vector<MatmulSplit>& splits, const std::vector<SplitTime>& times);
 
 }  // namespace spyre::compiler

@@ -70,8 +70,8 @@ std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpa
 // reduction (in) and any number of batch dims (x; the attention bmms' head
 // dims), timed as one matmul whose batch is their product (bmm_search.h).
 // Every legal split the span minimums and the dims' split units allow is
-// timed by the card model; the fastest (ties: fewer cores, then the
-// enumeration order) becomes the slices. Empty when the op has another
+// timed by the card model; the fastest becomes the slices, or of the splits
+// within kSplitTimeTolerance of it the one with the most cores (pick_split). Empty when the op has another
 // reduction dim.
 std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std::vector<int64_t>& units,
                                   const std::vector<int64_t>& minimum, const std::vector<int64_t>& default_slices,
@@ -82,13 +82,10 @@ std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std
   auto slices_of = [&](const MatmulSplit& s) { return search.slices(s); };
   if (candidates.empty()) return {};
   const std::vector<SplitTime> times = options.split_cost->matmul_kernel_us(shape, candidates);
-  size_t best = candidates.size(), simulated = 0;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (times[i].lower_bound) continue;
-    ++simulated;
-    // Strict: ties keep the earlier, fewer-core split.
-    if (best == candidates.size() || times[i].kernel_us < times[best].kernel_us) best = i;
-  }
+  const size_t simulated =
+      static_cast<size_t>(std::count_if(times.begin(), times.end(), [](const SplitTime& t) { return !t.lower_bound; }));
+  const SplitPick picked = pick_split(candidates, times);
+  const size_t best = picked.pick;
   if (best == candidates.size() || !std::isfinite(times[best].kernel_us)) return {};
   // The default rule's split, for the record.
   std::string rule = "-";
@@ -99,12 +96,17 @@ std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std
       std::snprintf(rule_us, sizeof rule_us, "%s%.1f us", times[i].lower_bound ? ">= " : "", times[i].kernel_us);
     }
   }
-  char note[320];
+  char tie[160] = "";
+  if (picked.fastest != best)
+    std::snprintf(tie, sizeof tie, " on more cores than the fastest, %s %.1f us (a tie: within %.0f%%)",
+                  candidates[picked.fastest].text().c_str(), times[picked.fastest].kernel_us,
+                  kSplitTimeTolerance * 100);
+  char note[480];
   std::snprintf(note, sizeof note,
-                "model: %s %.1f us, fastest of %zu splits (%zu simulated, the rest bounded above it; the default "
+                "model: %s %.1f us, %s of %zu splits%s (%zu simulated, the rest bounded above it; the default "
                 "rule's %s: %s)",
-                candidates[best].text().c_str(), times[best].kernel_us, candidates.size(), simulated, rule.c_str(),
-                rule_us);
+                candidates[best].text().c_str(), times[best].kernel_us, picked.fastest == best ? "fastest" : "picked",
+                candidates.size(), tie, simulated, rule.c_str(), rule_us);
   op.work_division = note;
   op.split_candidates.clear();
   for (size_t i = 0; i < candidates.size(); ++i)

@@ -32,6 +32,7 @@ struct ArchConfig {
     double output_stick_ns;  // a batched matmul's output drain per stick
     int64_t output_stick_k;
     double one_stick_output_factor;  // the drain per stick of a core whose output block is one stick wide
+    double split_k_output_exponent;  // a K split's cores drain their sticks over split_k to this power
     int elementwise_elems_per_cycle;
   } pt;
 

@@ -60,8 +60,8 @@ const std::vector<ArchParam>& arch_params() {
        .max = 1e9, .integer = false,
        .source = "calibrated (docs/calibration.md): a batched matmul spends ~0.5-0.6 us per output stick at "
                  "DXP_LX_FRAC_AVAIL 0.2 and a quarter of it at 0.8 (attention bmms, calibration/granite_matmul); "
-                 "scaled by lx.size_bytes / staging space, shared by the cores of a K split as 1/sqrt(split_k); "
-                 "cause not known",
+                 "scaled by lx.size_bytes / staging space, shared by the cores of a K split "
+                 "(pt.split_k_output_exponent); cause not known",
        .before_calibration = 0.0},
       {SPYRE_FIELD(pt.output_stick_k), .unit = "contraction elements per core", .value = 128, .min = 1, .max = 1e12,
        .integer = true,
@@ -73,6 +73,12 @@ const std::vector<ArchParam>& arch_params() {
                  "drains its sticks faster: measured over pairs of attention bmm splits with the same sticks per "
                  "core, 64 columns against 128, median ratio 0.69 (0.57-0.93, 6 pairs, QK^T and attn@V)",
        .before_calibration = 1.0},
+      {SPYRE_FIELD(pt.split_k_output_exponent), .unit = "exponent", .value = 0.75, .min = 0, .max = 4, .integer = false,
+       .source = "calibrated (docs/calibration.md): the cores of a K split drain each its partial sticks at "
+                 "1/split_k^0.75 of the cost: per output stick, the measured K-split attention bmms run at "
+                 "split_k^-0.6 (attn@V, whole sticks of K per core) to split_k^-1.6 (QK^T, which also halves k "
+                 "per core) of the unsplit splits with the same core grid; 0.75 scored best of 0.5/0.75/0.85/1 "
+                 "on the 263 Granite rows (was 0.5 until the DMA descriptor streaming)"},
       {SPYRE_FIELD(pt.elementwise_elems_per_cycle), .unit = "elements/cycle/corelet", .value = 64, .min = 1,
        .max = 1 << 20, .integer = true,
        .source = "assumption: a non-matmul op on the PT array streams one 64-element stick per cycle"},

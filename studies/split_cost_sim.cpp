@@ -26,7 +26,7 @@ std::vector<compiler::SplitTime> SimulatedSplitCost::matmul_kernel_us(
 
   // Branch and bound: simulate in order of the lower bound, a batch per
   // worker round; a split whose bound is not below the best time so far
-  // cannot win and is not simulated.
+  // (plus the tie tolerance) cannot win or tie and is not simulated.
   std::vector<size_t> order(splits.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound[a] < bound[b]; });
@@ -34,10 +34,11 @@ std::vector<compiler::SplitTime> SimulatedSplitCost::matmul_kernel_us(
       static_cast<size_t>(std::max(1, workers_ > 0 ? workers_ : static_cast<int>(std::thread::hardware_concurrency())));
   double best = std::numeric_limits<double>::infinity();
   size_t next = 0;
-  while (next < order.size() && bound[order[next]] < best) {
+  auto could_tie = [&](size_t i) { return bound[i] < best * (1 + compiler::kSplitTimeTolerance); };
+  while (next < order.size() && could_tie(order[next])) {
     std::vector<size_t> round;
     std::vector<compiler::MatmulSplit> to_run;
-    for (; next < order.size() && round.size() < batch && bound[order[next]] < best; ++next) {
+    for (; next < order.size() && round.size() < batch && could_tie(order[next]); ++next) {
       const size_t i = order[next];
       round.push_back(i);
       if (!known.count(splits[i].text())) to_run.push_back(splits[i]);

@@ -52,7 +52,7 @@ void Core::load_thread() {
     sc_core::wait(start_);
     for (size_t i = 0; i < work_->tiles.size(); ++i) {
       load_slots_.wait();
-      for (const auto& t : work_->tiles[i].loads) dma_in.transfer(t, label_ + " tile " + std::to_string(i));
+      dma_in.transfer(work_->tiles[i].loads, label_ + " tile " + std::to_string(i));
       loaded_.write(static_cast<int>(i));
     }
   }

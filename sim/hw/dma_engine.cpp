@@ -1,6 +1,7 @@
 #include "sim/hw/dma_engine.h"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 namespace spyre::sim {
@@ -16,15 +17,20 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& arch, DmaDi
       setup_ns_(arch.dma.setup_ns),
       run_ns_(arch.dma.run_ns) {}
 
-void DmaEngine::transfer(const Transfer& t, const std::string& label) {
-  if (t.bytes <= 0) return;
+void DmaEngine::transfer(const Transfer& t, const std::string& label) { transfer(std::span(&t, 1), label); }
+
+void DmaEngine::transfer(std::span<const Transfer> transfers, const std::string& label) {
+  int64_t total = 0;
+  for (const auto& t : transfers) total += std::max<int64_t>(0, t.bytes);
+  if (total <= 0) return;
   const bool store = direction_ == DmaDirection::Store;
   const double start = now_ns();
-  wait_until_ns(start + setup_ns_);
-  // Completion times of the open requests in issue order, a ring of
-  // max_outstanding (no allocation per transfer: there are millions).
-  in_flight_.assign(max_outstanding_, 0.0);
-  size_t head = 0, open = 0;
+  // Completion times of the open requests, earliest first (a min-heap of at
+  // most max_outstanding; no allocation per transfer: there are millions). A
+  // request's slot frees when it completes, whichever was issued first: a
+  // slow DRAM miss does not hold back the cache hits issued after it.
+  in_flight_.clear();
+  const auto earliest_first = std::greater<double>();
   double last_completion = now_ns();
   // Timing only: values move in the functional executor, so no data pointer.
   tlm::tlm_generic_payload hbm, lx;
@@ -33,8 +39,11 @@ void DmaEngine::transfer(const Transfer& t, const std::string& label) {
   lx.set_command(store ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
   lx.set_data_ptr(nullptr);
   // Requests never cross a run: a strided transfer is one descriptor whose
-  // requests stay in flight across its runs; the engine starts one run per
-  // run_ns, so short runs cap the rate whatever the memory behind them.
+  // requests stay in flight across its runs, and the descriptors of one call
+  // (a tile's operands) are queued back to back, so the next one's requests
+  // go out while the last ones of the previous are still in flight; the
+  // engine starts one run per run_ns, so short runs cap the rate whatever the
+  // memory behind them.
   double next_run_ns = now_ns();
   auto issue = [&](int64_t request_address, int64_t size, bool starts_run) {
     double port_start = std::max(now_ns(), port_.free_at_ns);
@@ -56,32 +65,34 @@ void DmaEngine::transfer(const Transfer& t, const std::string& label) {
     sc_core::sc_time delay = ns(port_start - now_ns());
     socket->b_transport(hbm, delay);
     const double done = now_ns() + delay.to_seconds() * 1e9;
-    in_flight_[(head + open) % max_outstanding_] = done;
-    ++open;
+    in_flight_.push_back(done);
+    std::push_heap(in_flight_.begin(), in_flight_.end(), earliest_first);
     last_completion = std::max(last_completion, done);
     // Issue at the port's pace, with at most max_outstanding requests open.
     wait_until_ns(port_.free_at_ns);
-    while (open >= max_outstanding_) {
-      wait_until_ns(in_flight_[head]);
-      head = (head + 1) % max_outstanding_;
-      --open;
-    }
-    while (open > 0 && in_flight_[head] <= now_ns()) {
-      head = (head + 1) % max_outstanding_;
-      --open;
+    while (in_flight_.size() >= max_outstanding_ || (!in_flight_.empty() && in_flight_.front() <= now_ns())) {
+      wait_until_ns(in_flight_.front());
+      std::pop_heap(in_flight_.begin(), in_flight_.end(), earliest_first);
+      in_flight_.pop_back();
     }
   };
   auto issue_run = [&](int64_t address, int64_t bytes) {
     for (int64_t offset = 0; offset < bytes; offset += request_bytes_)
       issue(address + offset, std::min(request_bytes_, bytes - offset), offset == 0);
   };
-  if (t.runs.empty()) {
-    issue_run(t.address, t.bytes);
-  } else {
-    for (const auto& [address, bytes] : t.runs) issue_run(address, bytes);
+  for (const auto& t : transfers) {
+    if (t.bytes <= 0) continue;
+    // Descriptor setup: the engine reads the next descriptor while the
+    // previous one's requests are in flight.
+    next_run_ns = std::max(next_run_ns, now_ns() + setup_ns_);
+    if (t.runs.empty()) {
+      issue_run(t.address, t.bytes);
+    } else {
+      for (const auto& [address, bytes] : t.runs) issue_run(address, bytes);
+    }
   }
   wait_until_ns(last_completion);
-  bytes_ += t.bytes;
+  bytes_ += total;
   log_.add(start, now_ns(), label);
 }
 

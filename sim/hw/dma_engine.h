@@ -7,6 +7,7 @@
 // requests are in flight; the transfer ends when the last one completes.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ class DmaEngine : public sc_core::sc_module, public HardwareBlock {
 
   // Blocks the calling thread until the whole transfer has completed.
   void transfer(const Transfer& t, const std::string& label);
+  // Several transfers queued as one stream of descriptors (a tile's
+  // operands): requests stay in flight from one descriptor to the next;
+  // returns when the last has completed.
+  void transfer(std::span<const Transfer> transfers, const std::string& label);
 
   const BusyLog& log() const { return log_; }
   int64_t bytes() const { return bytes_; }
@@ -52,7 +57,7 @@ class DmaEngine : public sc_core::sc_module, public HardwareBlock {
   size_t max_outstanding_;
   double setup_ns_;
   double run_ns_;
-  std::vector<double> in_flight_;  // transfer's open requests (one thread per engine calls it)
+  std::vector<double> in_flight_;  // completion times of the open requests, a min-heap
   BusyLog log_;
   int64_t bytes_ = 0;
 };

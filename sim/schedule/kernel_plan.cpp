@@ -560,7 +560,7 @@ double output_stick_cycles(const ArchConfig& arch, int64_t n_per_core, int64_t k
   return arch.pt.output_stick_ns / arch.cycle_ns() * static_cast<double>(arch.lx.size_bytes) /
          static_cast<double>(arch.staging_bytes()) *
          std::min(1.0, static_cast<double>(k_per_core) / static_cast<double>(arch.pt.output_stick_k)) * one_stick /
-         std::sqrt(static_cast<double>(split_k));
+         std::pow(static_cast<double>(split_k), arch.pt.split_k_output_exponent);
 }
 
 MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t c_bytes, int64_t m_units,

@@ -92,8 +92,9 @@ double matmul_macs_per_cycle(const ArchConfig& arch, bool batched, bool split_k,
 // SFU cycles (per corelet) a batched matmul's core spends per output stick:
 // pt.output_stick_ns scaled by LX size over the staging space, by the core's
 // contraction length up to pt.output_stick_k and by pt.one_stick_output_factor
-// when the core's output block is one stick wide, over sqrt(split_k) when
-// split_k cores produce partials of the same stick (fitted, docs/calibration.md).
+// when the core's output block is one stick wide, over split_k to the power
+// pt.split_k_output_exponent when split_k cores produce partials of the same
+// stick (fitted, docs/calibration.md).
 double output_stick_cycles(const ArchConfig& arch, int64_t n_per_core, int64_t k_per_core, int64_t split_k);
 
 }  // namespace spyre::sim

@@ -188,9 +188,32 @@ TEST(WorkDivisionByModel, TakesTheFastestLegalSplit) {
   const std::string n = std::to_string(cost.asked);
   EXPECT_EQ(op->work_division, "model: 1_3_2_1 1.0 us, fastest of " + n + " splits (" + n +
                                    " simulated, the rest bounded above it; the default rule's 1_8_1_1: 11.0 us)");
-  // Ties go to the first candidate: the fewest cores.
-  FormulaCost flat([](const MatmulSplit&) { return 5.0; });
-  EXPECT_EQ(splits_of(compiled_by_model({384, 256, 256}, 8, flat), "c"), Splits{});
+  // Ties (within 1%) go to the most cores, then the first candidate: all 8
+  // cores, rows first (1_8_1_1 comes after 1_1_2_4 but is 0.5% faster).
+  FormulaCost flat([](const MatmulSplit& s) { return s.m == 8 ? 4.98 : 5.0; });
+  const Graph tied = compiled_by_model({384, 256, 256}, 8, flat);
+  EXPECT_EQ(splits_of(tied, "c"), (Splits{{"mb", 8}}));
+  const auto tied_op =
+      std::find_if(tied.ops.begin(), tied.ops.end(), [](const Op& o) { return o.type == "batchmatmul"; });
+  EXPECT_NE(tied_op->work_division.find("model: 1_8_1_1 5.0 us, fastest of"), std::string::npos)
+      << tied_op->work_division;
+  // A 6-core split 0.5% faster than every 8-core split ties with them and
+  // loses; 2% faster, it wins.
+  for (const double eight_core_us : {1.005, 1.02}) {
+    FormulaCost near([&](const MatmulSplit& s) {
+      return s.m == 3 && s.n == 2 && s.k == 1 ? 1.0 : s.cores() == 8 ? eight_core_us : 9.0;
+    });
+    const Graph g8 = compiled_by_model({384, 256, 256}, 8, near);
+    const auto op8 = std::find_if(g8.ops.begin(), g8.ops.end(), [](const Op& o) { return o.type == "batchmatmul"; });
+    if (eight_core_us < 1.01) {
+      EXPECT_EQ(op8->work_division.rfind("model: 1_1_2_4 1.0 us, picked of", 0), 0u) << op8->work_division;
+      EXPECT_NE(op8->work_division.find("on more cores than the fastest, 1_3_2_1 1.0 us (a tie: within 1%)"),
+                std::string::npos)
+          << op8->work_division;
+    } else {
+      EXPECT_EQ(splits_of(g8, "c"), (Splits{{"mb", 3}, {"out", 2}}));
+    }
+  }
   // A batched matmul splits its batch too.
   FormulaCost batch([](const MatmulSplit& s) { return s.b == 4 ? 1.0 : 2.0; });
   EXPECT_EQ(splits_of(compiled_by_model({4, 64, 128, 128}, 4, batch), "c"), (Splits{{"x", 4}}));
