@@ -132,11 +132,12 @@ const std::vector<ArchParam>& arch_params() {
       {SPYRE_FIELD(dma.request_bytes), .unit = "bytes", .value = 2048, .min = 128, .max = 1 << 30, .integer = true,
        .source = "assumption: DMA requests of 16 sticks"},
       {SPYRE_FIELD(dma.max_outstanding), .unit = "requests", .value = 16, .min = 1, .max = 1 << 20, .integer = true,
-       .source = "assumption: enough in flight to cover the memory latency at the port rate"},
+       .source = "assumption: the engine holds max_outstanding x request_bytes (32 KiB) of open reads (its return "
+                 "buffer): 16 full requests or more short ones; a request's space frees when it completes"},
       {SPYRE_FIELD(dma.run_ns), .unit = "ns per run", .value = 21.6, .min = 0, .max = 1e9, .integer = false,
        .source = "calibrated (docs/calibration.md): a strided transfer's runs are started one per run_ns, so 128-byte "
                  "runs move ~5.9 GB/s per engine (the attention bmms' weight streams at LX 0.2 vs 0.8, "
-                 "calibration/granite_matmul; equivalently ~18 runs in flight at lpddr5.latency_ns)",
+                 "calibration/granite_matmul; decode QK^T 1_32_1_1: 256-byte runs at 21.5 ns each)",
        .before_calibration = 0.0},
       {SPYRE_FIELD(dma.setup_ns), .unit = "ns per transfer", .value = 50.0, .min = 0, .max = 1e9, .integer = false,
        .source = "assumption: descriptor setup per tile transfer"},
@@ -175,9 +176,11 @@ const std::vector<ArchParam>& arch_params() {
        .source = "derived with write_batch_bytes: 2 x 24 ns per 1024 written bytes makes balanced 1R+1W traffic "
                  "sustain 103 GB/s (torch-spyre cost model: ~102-105 GB/s) and 2R+1W traffic 115 GB/s (measured add, "
                  "calibration/add_bcast_sweep_records.csv: ~110-117 GB/s)"},
-      {SPYRE_FIELD(lpddr5.latency_ns), .unit = "ns", .value = 400.0, .min = 0, .max = 1e6, .integer = false,
-       .source = "calibrated (docs/calibration.md): loaded latency seen by a core: 16 requests x 2 KiB in flight / 400 "
-                 "ns limits one core reading DRAM (add 1/2/32 cores -6/+2/-2%)",
+      {SPYRE_FIELD(lpddr5.latency_ns), .unit = "ns", .value = 490.0, .min = 0, .max = 1e6, .integer = false,
+       .source =
+           "calibrated (docs/calibration.md): loaded latency seen by a core: 32 KiB in flight (dma.max_outstanding "
+           "x request_bytes) / 490 ns = 67 GB/s, one core reading DRAM as measured (add 4096x4096 on 1 core); "
+           "400 until a tile's descriptors streamed back to back",
        .before_calibration = 120.0},
       {SPYRE_FIELD(lpddr5.write_ack_ns), .unit = "ns", .value = -1.0, .min = -1, .max = 1e6, .integer = false,
        .source = "assumption: -1 = a write completes latency_ns after its data reaches the channel; >= 0 = posted "

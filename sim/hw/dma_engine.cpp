@@ -13,7 +13,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& arch, DmaDi
       direction_(direction),
       port_(port),
       request_bytes_(arch.dma.request_bytes),
-      max_outstanding_(static_cast<size_t>(arch.dma.max_outstanding)),
+      in_flight_bytes_(static_cast<int64_t>(arch.dma.max_outstanding) * arch.dma.request_bytes),
       setup_ns_(arch.dma.setup_ns),
       run_ns_(arch.dma.run_ns) {}
 
@@ -30,7 +30,14 @@ void DmaEngine::transfer(std::span<const Transfer> transfers, const std::string&
   // request's slot frees when it completes, whichever was issued first: a
   // slow DRAM miss does not hold back the cache hits issued after it.
   in_flight_.clear();
-  const auto earliest_first = std::greater<double>();
+  int64_t open_bytes = 0;
+  const auto earliest_first = std::greater<std::pair<double, int64_t>>();
+  auto retire_earliest = [&] {
+    wait_until_ns(in_flight_.front().first);
+    open_bytes -= in_flight_.front().second;
+    std::pop_heap(in_flight_.begin(), in_flight_.end(), earliest_first);
+    in_flight_.pop_back();
+  };
   double last_completion = now_ns();
   // Timing only: values move in the functional executor, so no data pointer.
   tlm::tlm_generic_payload hbm, lx;
@@ -46,6 +53,10 @@ void DmaEngine::transfer(std::span<const Transfer> transfers, const std::string&
   // memory behind them.
   double next_run_ns = now_ns();
   auto issue = [&](int64_t request_address, int64_t size, bool starts_run) {
+    // The engine holds at most in_flight_bytes_ of open requests (its return
+    // buffer): many short requests or a few long ones.
+    while (!in_flight_.empty() && (in_flight_.front().first <= now_ns() || open_bytes + size > in_flight_bytes_))
+      retire_earliest();
     double port_start = std::max(now_ns(), port_.free_at_ns);
     if (starts_run) {
       port_start = std::max(port_start, next_run_ns);
@@ -65,16 +76,12 @@ void DmaEngine::transfer(std::span<const Transfer> transfers, const std::string&
     sc_core::sc_time delay = ns(port_start - now_ns());
     socket->b_transport(hbm, delay);
     const double done = now_ns() + delay.to_seconds() * 1e9;
-    in_flight_.push_back(done);
+    in_flight_.push_back({done, size});
     std::push_heap(in_flight_.begin(), in_flight_.end(), earliest_first);
+    open_bytes += size;
     last_completion = std::max(last_completion, done);
-    // Issue at the port's pace, with at most max_outstanding requests open.
+    // Issue at the port's pace.
     wait_until_ns(port_.free_at_ns);
-    while (in_flight_.size() >= max_outstanding_ || (!in_flight_.empty() && in_flight_.front() <= now_ns())) {
-      wait_until_ns(in_flight_.front());
-      std::pop_heap(in_flight_.begin(), in_flight_.end(), earliest_first);
-      in_flight_.pop_back();
-    }
   };
   auto issue_run = [&](int64_t address, int64_t bytes) {
     for (int64_t offset = 0; offset < bytes; offset += request_bytes_)

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -54,10 +55,10 @@ class DmaEngine : public sc_core::sc_module, public HardwareBlock {
   DmaDirection direction_;
   MemoryPort& port_;
   int64_t request_bytes_;
-  size_t max_outstanding_;
+  int64_t in_flight_bytes_;  // dma.max_outstanding x dma.request_bytes
   double setup_ns_;
   double run_ns_;
-  std::vector<double> in_flight_;  // completion times of the open requests, a min-heap
+  std::vector<std::pair<double, int64_t>> in_flight_;  // open requests (completion, bytes), earliest first
   BusyLog log_;
   int64_t bytes_ = 0;
 };
