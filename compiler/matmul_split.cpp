@@ -1,8 +1,7 @@
 #include "compiler/matmul_split.h"
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 namespace spyre::compiler {

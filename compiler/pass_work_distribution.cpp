@@ -71,8 +71,8 @@ std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpa
 // dims), timed as one matmul whose batch is their product (bmm_search.h).
 // Every legal split the span minimums and the dims' split units allow is
 // timed by the card model; the fastest becomes the slices, or of the splits
-// within kSplitTimeTolerance of it the one with the most cores (pick_split). Empty when the op has another
-// reduction dim.
+// within kSplitTimeTolerance of it the one with the most cores (pick_split).
+// Empty when the op has another reduction dim.
 std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std::vector<int64_t>& units,
                                   const std::vector<int64_t>& minimum, const std::vector<int64_t>& default_slices,
                                   const CompileOptions& options) {

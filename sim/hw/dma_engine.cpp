@@ -25,9 +25,9 @@ void DmaEngine::transfer(std::span<const Transfer> transfers, const std::string&
   if (total <= 0) return;
   const bool store = direction_ == DmaDirection::Store;
   const double start = now_ns();
-  // Completion times of the open requests, earliest first (a min-heap of at
-  // most max_outstanding; no allocation per transfer: there are millions). A
-  // request's slot frees when it completes, whichever was issued first: a
+  // The open requests (completion time, bytes), earliest first: a min-heap
+  // whose storage is kept (no allocation per transfer: there are millions). A
+  // request's space frees when it completes, whichever was issued first: a
   // slow DRAM miss does not hold back the cache hits issued after it.
   in_flight_.clear();
   int64_t open_bytes = 0;

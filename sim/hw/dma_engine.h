@@ -3,8 +3,10 @@
 // space. A transfer is cut into dma.request_bytes requests; each passes the
 // core's memory port (dma.port_gbps, shared by the core's load and store
 // engines) and the LX ports, then goes into the memory network over TLM-2.0
-// b_transport, which annotates its completion. Up to dma.max_outstanding
-// requests are in flight; the transfer ends when the last one completes.
+// b_transport, which annotates its completion. Up to dma.max_outstanding x
+// dma.request_bytes of requests are in flight (short requests: more of them),
+// each freeing its space when it completes; the transfer ends when the last
+// one completes.
 
 #include <cstdint>
 #include <span>
