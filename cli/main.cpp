@@ -238,8 +238,9 @@ Subcommand add_compile(CLI::App& app) {
   cmd->add_option("--split", o->splits, "Override work division of one op: OUTPUT=DIM:N[,DIM:N] (repeatable)");
   cmd->add_option("--work-division", job.options.work_division,
                   "model: each batchmatmul takes the fastest of its legal splits on the card model (the decisions "
-                  "list them); default: seed 001's rule")
-      ->check(CLI::IsMember({"default", "model"}))
+                  "list them); model-all: also pointwise ops, reductions and copies, each timed alone on the rule's "
+                  "division at every core count; default: seed 001's rule")
+      ->check(CLI::IsMember({"default", "model", "model-all"}))
       ->capture_default_str();
   cmd->add_option("--placement", o->placement,
                   "HBM placement: arguments (one argument per host tensor) or packed (one segment)")
@@ -283,7 +284,7 @@ Subcommand add_compile(CLI::App& app) {
             for (const auto& s : o->splits) sc::parse_split_override(s, job.options);
             // --work-division model: the card model times each batchmatmul's splits.
             spyre::studies::SimulatedSplitCost split_cost(o->arch.path, o->arch.overrides);
-            if (job.options.work_division == "model") job.options.split_cost = &split_cost;
+            if (job.options.bmm_by_model()) job.options.split_cost = &split_cost;
             const auto outcome = sc::run_compile_job(job);
             std::cout << outcome.pass_dumps;
             if (outcome.stopped) {

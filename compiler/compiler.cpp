@@ -12,10 +12,11 @@ CompileOptions resolve_options(CompileOptions options) {
              std::to_string(options.cores));
   }
   if (options.device.argument_segments().empty()) fail("", "arch", "no argument segments (address.segments)");
-  if (options.work_division != "default" && options.work_division != "model")
-    fail("", "--work-division", "must be default or model, got '" + options.work_division + "'");
-  if (options.work_division == "model" && options.split_cost == nullptr)
-    fail("", "--work-division", "model needs a card model to score splits (spyre-sim compile gives it one)");
+  if (options.work_division != "default" && !options.bmm_by_model())
+    fail("", "--work-division", "must be default, model or model-all, got '" + options.work_division + "'");
+  if (options.bmm_by_model() && options.split_cost == nullptr)
+    fail("", "--work-division",
+         options.work_division + " needs a card model to score splits (spyre-sim compile gives it one)");
   return options;
 }
 

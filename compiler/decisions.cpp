@@ -107,8 +107,9 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
   }
   out << "Ops\n"
       << render({"bundle", "sdsc", "op", "unit", "output", "iteration (N_)", "splits", "cores", "from"}, ops);
-  if (options.work_division == "model") {
-    out << "\nWork division by the model (--work-division model; splits b_m_n_k, kernel device time on the card "
+  if (options.bmm_by_model()) {
+    out << "\nWork division by the model (--work-division " << options.work_division
+        << "; a batchmatmul's splits as b_m_n_k, another op's as slices per dim; kernel device time on the card "
            "model):\n";
     for (const Op& op : g.ops) {
       if (op.work_division.empty()) continue;

@@ -10,7 +10,7 @@ namespace {
 
 bool lx_planning(const CompileOptions& o) { return o.lx.enabled; }
 bool lx_stage_4(const CompileOptions& o) { return o.lx.enabled && o.lx.stage >= 4; }
-bool lx_chain_scoring(const CompileOptions& o) { return o.lx.enabled && o.work_division == "model"; }
+bool lx_chain_scoring(const CompileOptions& o) { return o.lx.enabled && o.bmm_by_model(); }
 
 }  // namespace
 

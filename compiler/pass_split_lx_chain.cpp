@@ -96,7 +96,7 @@ std::string gained_lx(const Graph& a, const Graph& b) {
 }  // namespace
 
 void score_splits_with_lx(Graph& g, const CompileOptions& options) {
-  if (!options.lx.enabled || options.work_division != "model" || options.split_cost == nullptr) return;
+  if (!options.lx.enabled || !options.bmm_by_model() || options.split_cost == nullptr) return;
   const double bytes_per_us = options.split_cost->hbm_gbps() * 1e3;
   if (!(bytes_per_us > 0)) return;
   for (size_t e = 0; e < g.ops.size(); ++e) {

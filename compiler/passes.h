@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compiler/graph.h"
+#include "compiler/iteration_space.h"
 #include "compiler/matmul_split.h"
 #include "runtime/program.h"
 
@@ -36,10 +37,14 @@ struct CompileOptions {
   int cores = 0;  // SENCORES: cores to divide work over, 1..device.cores; 0: all of them
   // --split: output tensor name of a device op -> iteration dim label -> slices.
   std::map<std::string, std::map<std::string, int64_t>> split_overrides;
-  // --work-division: "default" (seed 001's rule) or "model" (every legal
+  // --work-division: "default" (seed 001's rule), "model" (every legal
   // split of each batchmatmul scored by split_cost, the fastest kept; other
-  // ops keep the rule). split_cost is owned by the caller.
+  // ops keep the rule) or "model-all" (also pointwise ops, reductions and
+  // copies, each division timed alone: op_split.h). split_cost is owned by
+  // the caller.
   std::string work_division = "default";
+  bool bmm_by_model() const { return work_division == "model" || work_division == "model-all"; }
+  bool ops_by_model() const { return work_division == "model-all"; }
   SplitCostModel* split_cost = nullptr;
   HbmPlacement placement = HbmPlacement::Arguments;
   // The card compiled for: cores, per-core span limit, argument segments (from
@@ -76,6 +81,10 @@ void reduce_spans(Graph& graph, const CompileOptions& options);
 void distribute_work(Graph& graph, const CompileOptions& options);
 // The largest divisor of `units` that is at most `cores`.
 int64_t core_split(int64_t units, int64_t cores);
+// Seed 001's division of an op's iteration space over `cores` cores (see
+// pass_work_distribution.cpp), from the slices span reduction forced.
+std::vector<int64_t> default_rule_slices(const IterationSpace& space, const std::vector<int64_t>& units,
+                                         std::vector<int64_t> slices, int cores);
 
 // 5b. With the model's work division and LX planning: each searched
 // batchmatmul's split scored with the graph's HBM traffic after LX planning

@@ -4,8 +4,9 @@
 # (hidden 4096, 32 heads, 8 KV heads, intermediate 12800) at sequence length
 # 512 on 32 cores, with seed 001's rule (--work-division default: the compiler
 # alone) and with the model's splits (compile's default: each batchmatmul's
-# candidate splits timed on the card model). Targets on a 2-core machine:
-# under 2 s with the rule, under 5 s with the model. Prints, per workload and
+# candidate splits timed on the card model), and on the seq-512 layer with
+# every op's division by the model (model-all). Targets on a 2-core machine:
+# under 2 s with the rule, under 5 s with either model division. Prints, per workload and
 # work division, the best of three compile times, the SDSC and bundle counts,
 # and the timing-mode run's simulated latency, HBM traffic and wall time;
 # exits non-zero if a target is missed.
@@ -18,7 +19,12 @@ printf '%-34s %-8s %10s %6s %8s %14s %16s %10s\n' workload division compile_s sd
   run_wall_s
 status=0
 while read -r name args; do
- for division in default model; do
+ for division in default model model-all; do
+  # model-all (every op's division timed) on the seq-512 layer and the softmax only: at seq 2048 its
+  # attention softmax ops alone are 268 MB tensors, each of their divisions a simulation of seconds.
+  if [ "$division" = model-all ] && [ "$name" != granite-decoder-seq512 ] && [ "$name" != softmax-512x1024 ]; then
+    continue
+  fi
   best=""
   for _ in 1 2 3; do
     start=$(now)
@@ -36,7 +42,7 @@ while read -r name args; do
   printf '%-34s %-8s %10.3f %6d %8d %14.1f %16d %10.2f\n' "$name" "$division" "$best" "$sdscs" "$bundles" \
     "$(json_number latency_us "$out/report.json")" "$(json_number total_bytes "$out/report.json")" "$run_wall"
   target=2.0
-  [ "$division" = model ] && target=5.0
+  [ "$division" != default ] && target=5.0
   if [ "$name" = granite-decoder-seq512 ] && (( $(echo "$best >= $target" | bc -l) )); then
     echo "  target missed: the decoder layer took ${best}s to compile with --work-division $division" \
       "(target < ${target} s)" >&2

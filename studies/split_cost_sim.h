@@ -1,17 +1,21 @@
 #pragma once
 // The card model as the compiler's split cost (compiler::SplitCostModel,
-// --work-division model): splits are timed as `study splits` times them
-// (each compiled alone and run on the card model, in worker processes), in
-// order of a lower bound on their time (study_splits.h); once a split's time
-// is below the bound of every split left, those are not simulated (they
-// cannot win). Times are kept per shape: a decoder layer's repeated
-// projections are simulated once.
+// --work-division model): batchmatmul splits are timed as `study splits`
+// times them, the divisions of other ops as the compiler gives them (each
+// the op alone, compiled); every candidate runs on the card model in worker
+// processes, in order of a lower bound on its time; once a time is below the
+// bound of every candidate left, those are not simulated (they cannot win).
+// Times are kept per shape or op: a decoder layer's repeated projections
+// and norms are simulated once.
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "compiler/matmul_split.h"
+#include "runtime/arch_config.h"
 #include "studies/study_splits.h"
 
 namespace spyre::studies {
@@ -23,6 +27,7 @@ class SimulatedSplitCost : public compiler::SplitCostModel {
 
   std::vector<compiler::SplitTime> matmul_kernel_us(const compiler::MatmulShape& shape,
                                                     const std::vector<compiler::MatmulSplit>& splits) override;
+  std::vector<compiler::SplitTime> op_kernel_us(const compiler::OpSplitQuery& query) override;
 
   // LPDDR5's sustained rate in the slower direction (lpddr5.read_gbps,
   // lpddr5.write_gbps): an intermediate that misses LX is written and read back.
@@ -31,11 +36,28 @@ class SimulatedSplitCost : public compiler::SplitCostModel {
   size_t simulated() const { return simulated_; }
 
  private:
+  // Branch and bound over candidates `names` with lower bounds `bound`:
+  // `simulate` times the given candidates (indices) exactly; `known` keeps
+  // times by name across calls.
+  std::vector<compiler::SplitTime> search(
+      const std::vector<std::string>& names, const std::vector<double>& bound, std::map<std::string, double>& known,
+      const std::function<std::vector<double>(const std::vector<size_t>&)>& simulate);
+
   std::string arch_path_;
   std::vector<std::string> arch_overrides_;
   int workers_;
   size_t simulated_ = 0;
-  std::map<std::string, std::map<std::string, double>> times_;  // shape -> split -> kernel us
+  std::map<std::string, std::map<std::string, double>> times_;  // shape or op key -> split -> kernel us
 };
+
+// What no division of a pointwise op, reduction or copy can beat on the card
+// model: the input bytes the memory-side cache cannot hold at the LPDDR5
+// peak; all core reads through the cache's shared delivery (cache.gbps); the
+// busiest core's reads with its DMA engine's bytes in flight answered at the
+// cache's hit latency; the busiest core's elements at its compute rate (op:
+// the opFuncName, unit: "sfp" or "pt"); then the write fence and the cores' barrier, which follow
+// the last core's work. Tests check it on every division they run.
+double op_split_lower_bound_us(const std::string& op, const std::string& unit, const compiler::OpSplitLoad& load,
+                               const ArchConfig& arch);
 
 }  // namespace spyre::studies

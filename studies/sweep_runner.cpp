@@ -148,7 +148,7 @@ SweepRow run_sweep_point(const SweepSpec& spec, const SweepPoint& point, const s
       compiler::CompileJob job = compile_job(run, point, spec.file, device, o.bundle);
       // work_division "model": the point's own card times the splits, one worker (the point is one already).
       SimulatedSplitCost split_cost(arch_path, overrides, 1);
-      if (job.options.work_division == "model") job.options.split_cost = &split_cost;
+      if (job.options.bmm_by_model()) job.options.split_cost = &split_cost;
       compiler::run_compile_job(job);
     }
     fill_metrics(sim::run_bundle(o).report, row);

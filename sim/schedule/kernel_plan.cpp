@@ -42,22 +42,6 @@ std::vector<int64_t> split_sticks(int64_t bytes, int64_t n) {
   return parts;
 }
 
-double sfu_cycles_per_vector(const ArchConfig& arch, SfuCost cost) {
-  switch (cost) {
-    case SfuCost::Simple:
-      return arch.sfu.cycles_simple;
-    case SfuCost::Divide:
-      return arch.sfu.cycles_divide;
-    case SfuCost::Transcendental:
-      return arch.sfu.cycles_transcendental;
-    case SfuCost::Reduce:
-      return arch.sfu.cycles_reduce;
-    case SfuCost::ReduceStick:
-      return arch.sfu.cycles_reduce_stick;
-  }
-  return 1;
-}
-
 // Elements an op processes on one core (whole sticks: the SFU works on sticks).
 int64_t op_elements(const Kernel& k, int lds, int core) {
   const TensorBinding& b = k.tensors[lds];
@@ -540,6 +524,22 @@ void plan_relayout(const Kernel& k, KernelWork& w) {
 }
 
 }  // namespace
+
+double sfu_cycles_per_vector(const ArchConfig& arch, SfuCost cost) {
+  switch (cost) {
+    case SfuCost::Simple:
+      return arch.sfu.cycles_simple;
+    case SfuCost::Divide:
+      return arch.sfu.cycles_divide;
+    case SfuCost::Transcendental:
+      return arch.sfu.cycles_transcendental;
+    case SfuCost::Reduce:
+      return arch.sfu.cycles_reduce;
+    case SfuCost::ReduceStick:
+      return arch.sfu.cycles_reduce_stick;
+  }
+  return 1;
+}
 
 // The factors are fitted to the measured Granite splits (docs/model.md): the
 // bands they form are measured, their cause is not known.

@@ -89,6 +89,9 @@ MatmulBlocking choose_matmul_blocking(int64_t a_bytes, int64_t b_bytes, int64_t 
 // at least pt.large_block_rows x pt.large_block_cols (twice each with K split).
 double matmul_macs_per_cycle(const ArchConfig& arch, bool batched, bool split_k, int64_t m, int64_t n);
 
+// SFU cycles per vector of sfu.lanes elements for an op's cost class (sfu.cycles_*).
+double sfu_cycles_per_vector(const ArchConfig& arch, SfuCost cost);
+
 // SFU cycles (per corelet) a batched matmul's core spends per output stick:
 // pt.output_stick_ns scaled by LX size over the staging space, by the core's
 // contraction length up to pt.output_stick_k and by pt.one_stick_output_factor

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "compiler/compiler.h"
+#include "compiler/op_split.h"
 #include "compiler/passes.h"
 #include "compiler/workloads.h"
 #include "test_support.h"
@@ -261,6 +262,109 @@ TEST(WorkDivisionByModel, ScoresTheChainWithLxPlanning) {
   EXPECT_EQ(op_of(kept, "o.pv").lx_chain, "");
 }
 
+// A card model that times other ops' divisions by their core count, and
+// records what it was asked.
+class CoreCountCost : public SplitCostModel {
+ public:
+  explicit CoreCountCost(std::map<int64_t, double> us) : us_(std::move(us)) {}
+  std::vector<SplitTime> matmul_kernel_us(const MatmulShape&, const std::vector<MatmulSplit>& splits) override {
+    return std::vector<SplitTime>(splits.size(), SplitTime{1.0, false});
+  }
+  std::vector<SplitTime> op_kernel_us(const OpSplitQuery& query) override {
+    queries.push_back(query);
+    std::vector<SplitTime> out;
+    for (const auto& load : query.loads) out.push_back({us_.count(load.cores) ? us_.at(load.cores) : 10.0, false});
+    return out;
+  }
+  double hbm_gbps() const override { return 100; }
+  std::vector<OpSplitQuery> queries;
+
+ private:
+  std::map<int64_t, double> us_;
+};
+
+Graph add_by_model(const std::string& division, SplitCostModel& cost, bool lx = false) {
+  WorkloadParams p;
+  p.shape = {512, 4096};
+  CompileOptions o;
+  o.cores = 32;
+  o.work_division = division;
+  o.split_cost = &cost;
+  o.lx.enabled = lx;
+  return compile(build_workload("add", p), o);
+}
+
+// --work-division model-all: a pointwise op is timed on the default rule's
+// division at each core count (SENCORES=1..32 give 6 distinct ones for
+// 512 rows), and a division replaces the rule's only when it wins by more
+// than kOpSearchMargin.
+TEST(WorkDivisionByModel, OtherOpsTakeTheRulesDivisionAtTheFastestCoreCount) {
+  CoreCountCost faster({{4, 5.0}});
+  const Graph g = add_by_model("model-all", faster);
+  EXPECT_EQ(splits_of(g, "y"), (Splits{{"mb", 4}}));
+  ASSERT_EQ(faster.queries.size(), 1u);
+  const OpSplitQuery& q = faster.queries[0];
+  EXPECT_EQ(q.op, "add");
+  EXPECT_EQ(q.unit, "sfp");
+  EXPECT_EQ(q.splits, (std::vector<std::string>{"1", "mb=2", "mb=4", "mb=8", "mb=16", "mb=32"}));
+  // What each moves: two 4 MiB inputs read once over the cores, one written.
+  EXPECT_EQ(q.loads[2].cores, 4);
+  EXPECT_DOUBLE_EQ(q.loads[2].read_bytes, 2.0 * 512 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(q.loads[2].max_core_read_bytes, 2.0 * 128 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(q.loads[2].distinct_read_bytes, 2.0 * 512 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(q.loads[2].write_bytes, 512.0 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(q.loads[2].max_core_elements, 128.0 * 4096);
+  // Each division compiles alone: a program whose one SDSC uses its cores.
+  const auto files = q.program(2);
+  ASSERT_TRUE(files.count("sdsc_0.json")) << files.size();
+  EXPECT_NE(files.at("sdsc_0.json").find("\"numCoresUsed_\": 4"), std::string::npos);
+  const Op& op = g.ops.front();
+  EXPECT_EQ(
+      op.work_division,
+      "model: mb=4 5.0 us, fastest of 6 splits (6 simulated, the rest bounded above it; the default rule's mb=32: "
+      "10.0 us)");
+  EXPECT_EQ(op.split_candidates.front().split, "mb=4");
+
+  // 5% faster is within the margin: the rule's division stays.
+  CoreCountCost close({{4, 9.5}});
+  const Graph kept = add_by_model("model-all", close);
+  EXPECT_EQ(splits_of(kept, "y"), (Splits{{"mb", 32}}));
+  EXPECT_NE(kept.ops.front().work_division.find("model: mb=32 10.0 us, picked of 6 splits (the default rule's) over "
+                                                "the fastest, mb=4 9.5 us (within 10%"),
+            std::string::npos)
+      << kept.ops.front().work_division;
+
+  // model: only batchmatmuls; with LX planning other ops keep the rule.
+  CoreCountCost unused({{4, 1.0}});
+  EXPECT_EQ(splits_of(add_by_model("model", unused), "y"), (Splits{{"mb", 32}}));
+  EXPECT_EQ(splits_of(add_by_model("model-all", unused, true), "y"), (Splits{{"mb", 32}}));
+  EXPECT_TRUE(unused.queries.empty());
+}
+
+// The op alone: its operands become the graph's arguments in their layouts
+// (a view a tensor of its own), constants stay constants.
+TEST(WorkDivisionByModel, TheOpAloneKeepsItsOperandsLayouts) {
+  WorkloadParams p;
+  p.shape = {64, 512};
+  CompileOptions o;
+  o.cores = 4;
+  const Graph g = compile(build_workload("softmax", p), o);
+  const auto sub = std::find_if(g.ops.begin(), g.ops.end(), [](const Op& op) { return op.type == "sub"; });
+  ASSERT_NE(sub, g.ops.end());
+  const Graph alone = op_alone(g, *sub);
+  ASSERT_EQ(alone.ops.size(), 1u);
+  EXPECT_EQ(alone.ops[0].type, "sub");
+  ASSERT_EQ(alone.tensors.size(), 3u);
+  for (int t : alone.ops[0].inputs) {
+    const Tensor& in = alone.tensors[static_cast<size_t>(t)];
+    EXPECT_EQ(in.role, Role::Input) << in.name;
+    EXPECT_EQ(in.storage, -1) << in.name;
+    EXPECT_EQ(in.layout, g.tensors[static_cast<size_t>(g.find(in.name))].layout) << in.name;
+  }
+  EXPECT_EQ(alone.tensors[static_cast<size_t>(alone.ops[0].outputs[0])].role, Role::Output);
+  EXPECT_TRUE(alone.ops[0].splits.empty());
+}
+
 TEST(WorkDivisionByModel, NeedsACardModel) {
   WorkloadParams p;
   p.shape = {64, 64, 64};
@@ -270,7 +374,7 @@ TEST(WorkDivisionByModel, NeedsACardModel) {
             "--work-division: model needs a card model to score splits (spyre-sim compile gives it one)");
   o.work_division = "fastest";
   EXPECT_EQ(test::error_of([&] { compile(build_workload("matmul", p), o); }),
-            "--work-division: must be default or model, got 'fastest'");
+            "--work-division: must be default, model or model-all, got 'fastest'");
 }
 
 }  // namespace

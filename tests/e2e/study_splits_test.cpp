@@ -195,16 +195,88 @@ TEST(StudySplits, CompileByDefaultPicksWithinFivePercentOfTheDeviceBest) {
   EXPECT_LE(picks_us, 1.05 * best_us) << "picks " << picks_us << " us vs device-best " << best_us << " us: " << report;
 }
 
-// Every built-in workload with matmuls, on 1, 4 and 32 cores, compiled with
-// the model's splits: the values match the host reference and nothing the
-// card model checks (hazards, LX bounds) goes wrong.
+// --work-division model-all: every division the card model simulated takes
+// at least its lower bound (op_split_lower_bound_us), and the bound prunes
+// divisions that cannot win (a norm's 512-element statistics on 32 cores
+// cannot beat one core's 1 us: the barrier alone is 6.75 us).
+TEST(StudySplits, OtherOpsDivisionsRespectTheirLowerBound) {
+  size_t simulated = 0, pruned = 0;
+  for (const std::string workload : {"--workload rmsnorm --shape 512x4096", "--workload softmax --shape 256x1024",
+                                     "--workload add --shape 512x4096", "--workload sum --shape 512x2048 --dim 1"}) {
+    TempDir dir;
+    const auto compiled = run_cli("compile " + workload + " --work-division model-all --quiet -o " + dir.file("out") +
+                                  " --decisions " + dir.file("d.json"));
+    ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+    const Json decisions = Json::parse(read_text(dir.file("d.json")));
+    for (const auto& op : decisions.at("ops")) {
+      double fastest = 1e30;
+      for (const auto& c : op.at("split_candidates")) {
+        if (!c.contains("kernel_us")) continue;
+        ++simulated;
+        ASSERT_TRUE(c.contains("lower_bound_us")) << workload << " " << c.dump();
+        EXPECT_GE(c.at("kernel_us").get<double>(), c.at("lower_bound_us").get<double>())
+            << workload << " " << op.at("op") << " " << c.at("split");
+        fastest = std::min(fastest, c.at("kernel_us").get<double>());
+      }
+      for (const auto& c : op.at("split_candidates")) {
+        if (!c.contains("kernel_us_at_least")) continue;
+        ++pruned;
+        EXPECT_GE(c.at("kernel_us_at_least").get<double>(), fastest * 1.01) << workload << " " << c.at("split");
+      }
+    }
+  }
+  EXPECT_GT(simulated, 20u);
+  EXPECT_GT(pruned, 0u) << "the bound pruned nothing";
+}
+
+// --work-division model-all on the sweep's ops measured on 1 to 32 cores
+// (SENCORES=c, the rule's division: the divisions the search times): the core
+// count it picks is, in measured device time, within 5% of the best the card
+// measured for that op and shape.
+TEST(StudySplits, CompileByTheModelAllPicksTheMeasuredBestCoreCount) {
+  std::map<std::string, std::map<int64_t, double>> measured;  // "op RxC" -> cores -> median us (LX planning on)
+  std::istringstream table(read_text(source_path("models/calibration/add_bcast_sweep/records.csv")));
+  std::string line;
+  std::getline(table, line);
+  while (std::getline(table, line)) {
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    if (f.size() < 20 || (f[6] != "add" && f[6] != "amax") || f[13] != "1") continue;
+    measured[f[6] + " " + f[10] + "x" + f[11]][std::stoll(f[15])] = std::stod(f[19]);
+  }
+  TempDir dir;
+  int checked = 0;
+  for (const auto& [key, by_cores] : measured) {
+    if (by_cores.size() < 5) continue;  // not a core-count sweep
+    const std::string op = key.substr(0, key.find(' '));
+    const auto r = run_cli("compile --workload " + op + " --shape " + key.substr(key.find(' ') + 1) +
+                           (op == "amax" ? " --dim 1" : "") + " --work-division model-all --quiet -o " +
+                           dir.file("out") + " --decisions " + dir.file("d.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const Json decisions = Json::parse(read_text(dir.file("d.json")));
+    const int64_t cores = decisions.at("ops").at(0).at("cores").get<int64_t>();
+    double best = 1e30;
+    for (const auto& [c, us] : by_cores) best = std::min(best, us);
+    ASSERT_TRUE(by_cores.count(cores)) << key << ": the pick, " << cores << " cores, was never measured";
+    EXPECT_LE(by_cores.at(cores), 1.05 * best) << key << ": " << cores << " cores";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5);  // amax 2048x8192, 4096x2048, 8192x2048; add 2048x8192, 4096x4096
+}
+
+// Every built-in workload with matmuls and two without, on 1, 4 and 32
+// cores, compiled with every op's division by the model (model-all: the
+// pointwise ops and reductions of one program then use different core
+// counts): the values match the host reference and nothing the card model
+// checks (hazards, LX bounds) goes wrong.
 class ModelSplitsWorkload : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(ModelSplitsWorkload, MatchesItsReferenceHazardFree) {
   const auto& [workload, cores] = GetParam();
   TempDir dir;
   const auto compiled =
-      run_cli("compile " + workload + " --cores " + std::to_string(cores) + " --work-division model --quiet -o " +
+      run_cli("compile " + workload + " --cores " + std::to_string(cores) + " --work-division model-all --quiet -o " +
               dir.file("out") + " --emit-io " + dir.file("io"));
   ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
   const auto run = run_cli("run " + dir.file("out") + " --inputs " + dir.file("io/inputs") + " --expect " +
@@ -220,7 +292,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          "--workload linear --shape 96x256x128", "--workload mlp --shape 32x256x384",
                                          "--workload attention --shape 1x4x128x64 --kv-heads 2",
                                          "--workload decoder --seq 64 --hidden 256 --heads 4 --kv-heads 2 "
-                                         "--intermediate 384"),
+                                         "--intermediate 384",
+                                         "--workload softmax --shape 64x512", "--workload rmsnorm --shape 96x512"),
                        ::testing::Values(1, 4, 32)),
     [](const auto& info) {
       std::string name = std::get<0>(info.param).substr(11);
