@@ -134,7 +134,7 @@ std::string operand_key(const Tensor& t) {
 OpSplitQuery op_split_query(const Graph& g, const Op& op, const std::vector<std::vector<int64_t>>& candidates,
                             const CompileOptions& options) {
   OpSplitQuery query;
-  if (candidates.size() < 2) return query;
+  if (candidates.empty()) return query;
   Graph alone = op_alone(g, op);
   const IterationSpace space = iteration_space(alone, alone.ops.front());
   query.op = op.type;

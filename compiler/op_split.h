@@ -47,7 +47,7 @@ Graph op_alone(const Graph& graph, const Op& op);
 
 // The search's question for the op: its divisions, what each moves, and each
 // compiled alone (memory planning and codegen with `options`, no LX
-// planning). Empty splits when the op has one legal division.
+// planning). Empty splits when there are no candidates.
 OpSplitQuery op_split_query(const Graph& graph, const Op& op, const std::vector<std::vector<int64_t>>& candidates,
                             const CompileOptions& options);
 

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "compiler/iteration_space.h"
+#include "compiler/op_split.h"
 #include "compiler/passes.h"
 
 namespace spyre::compiler {
@@ -111,6 +112,18 @@ void align_splits_for_lx(Graph& g, const CompileOptions& options) {
   }
   if (mismatches >= start) {
     for (size_t o = 0; o < g.ops.size(); ++o) std::tie(g.ops[o].splits, g.ops[o].cores) = saved[o];
+    return;
+  }
+  // An op a work-division search placed (--work-division model-all) and
+  // alignment moved: its decisions say so next to the search's pick.
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    Op& op = g.ops[o];
+    if (op.work_division.empty() || op.splits == saved[o].first) continue;
+    const IterationSpace s = iteration_space(g, op);
+    std::vector<int64_t> slices;
+    for (const auto& d : s.dims) slices.push_back(op.splits.count(d.label) ? op.splits.at(d.label) : 1);
+    op.lx_chain += std::string(op.lx_chain.empty() ? "" : "; ") + "LX split alignment: " + slices_text(s, slices) +
+                   ", a neighbour's slicing of an intermediate they share";
   }
 }
 

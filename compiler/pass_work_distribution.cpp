@@ -154,6 +154,7 @@ std::vector<int64_t> model_op_slices(const Graph& g, Op& op, const IterationSpac
                                      const std::vector<int64_t>& units, const std::vector<int64_t>& default_slices,
                                      const CompileOptions& options) {
   const auto candidates = op_split_candidates(space, units, span_minimum(op, space), options.cores);
+  if (candidates.size() < 2) return {};  // one legal division: nothing to choose
   const OpSplitQuery query = op_split_query(g, op, candidates, options);
   if (query.splits.empty()) return {};
   const std::vector<SplitTime> times = options.split_cost->op_kernel_us(query);
@@ -224,11 +225,10 @@ void distribute_work(Graph& g, const CompileOptions& options) {
         std::vector<int64_t> chosen;
         if (op.type == "batchmatmul") {
           chosen = model_slices(op, space, units, span_minimum(op, space), slices, options);
-        } else if (options.ops_by_model() && !options.lx.enabled &&
+        } else if (options.ops_by_model() &&
                    (kind == OpKind::Elementwise || kind == OpKind::Reduction || kind == OpKind::Copy)) {
-          // With LX planning an op's slices also decide which of its
-          // intermediates LX holds (lx_split_alignment): timed alone it
-          // cannot see that, so it keeps the rule's division.
+          // With LX planning, split_lx_chain then scores these divisions
+          // with the traffic LX planning leaves the rest of the graph.
           chosen = model_op_slices(g, op, space, units, slices, options);
         }
         if (!chosen.empty()) slices = chosen;

@@ -11,6 +11,7 @@
 #include "compiler/op_split.h"
 #include "compiler/passes.h"
 #include "compiler/workloads.h"
+#include "small_workloads.h"
 #include "test_support.h"
 
 namespace spyre::compiler {
@@ -273,24 +274,27 @@ class CoreCountCost : public SplitCostModel {
   std::vector<SplitTime> op_kernel_us(const OpSplitQuery& query) override {
     queries.push_back(query);
     std::vector<SplitTime> out;
-    for (const auto& load : query.loads) out.push_back({us_.count(load.cores) ? us_.at(load.cores) : 10.0, false});
+    const bool timed = only_op.empty() || query.op == only_op;
+    for (const auto& load : query.loads)
+      out.push_back({timed && us_.count(load.cores) ? us_.at(load.cores) : 10.0, false});
     return out;
   }
-  double hbm_gbps() const override { return 100; }
+  double hbm_gbps() const override { return gbps; }
   std::vector<OpSplitQuery> queries;
+  double gbps = 100;
+  std::string only_op;  // when set, every other op takes 10 us on any cores
 
  private:
   std::map<int64_t, double> us_;
 };
 
-Graph add_by_model(const std::string& division, SplitCostModel& cost, bool lx = false) {
+Graph add_by_model(const std::string& division, SplitCostModel& cost) {
   WorkloadParams p;
   p.shape = {512, 4096};
   CompileOptions o;
   o.cores = 32;
   o.work_division = division;
   o.split_cost = &cost;
-  o.lx.enabled = lx;
   return compile(build_workload("add", p), o);
 }
 
@@ -334,11 +338,78 @@ TEST(WorkDivisionByModel, OtherOpsTakeTheRulesDivisionAtTheFastestCoreCount) {
             std::string::npos)
       << kept.ops.front().work_division;
 
-  // model: only batchmatmuls; with LX planning other ops keep the rule.
+  // model: only batchmatmuls.
   CoreCountCost unused({{4, 1.0}});
   EXPECT_EQ(splits_of(add_by_model("model", unused), "y"), (Splits{{"mb", 32}}));
-  EXPECT_EQ(splits_of(add_by_model("model-all", unused, true), "y"), (Splits{{"mb", 32}}));
   EXPECT_TRUE(unused.queries.empty());
+}
+
+// model-all with LX planning: the other ops' divisions are scored as a
+// chain too. Each starts from the rule's division; one the op alone times
+// faster replaces it only when it still wins by the margin once the traffic
+// its slicing leaves in HBM is priced. Here the softmax's sum alone is
+// faster on 2 cores; its max keeps 8, so the pointwise ops between them
+// cannot slice their intermediates like both (LX split alignment follows
+// one of them): exp's 512 KiB result (or sub's) leaves LX.
+TEST(WorkDivisionByModel, OtherOpsDivisionsAreScoredAsAChainWithLxPlanning) {
+  WorkloadParams p;
+  p.shape = {256, 1024};
+  CompileOptions o;
+  o.cores = 8;
+  o.work_division = "model-all";
+  o.lx.enabled = true;
+  auto op_named = [](const Graph& g, const std::string& type) {
+    return *std::find_if(g.ops.begin(), g.ops.end(), [&](const Op& op) { return op.type == type; });
+  };
+  // HBM traffic that costs next to nothing: sum takes 2 cores.
+  CoreCountCost cheap({{2, 5.0}});
+  cheap.gbps = 1e9;
+  cheap.only_op = "sum";
+  o.split_cost = &cheap;
+  const Graph fast = compile(build_workload("softmax", p), o);
+  EXPECT_EQ(op_named(fast, "sum").cores, 2);
+  EXPECT_EQ(op_named(fast, "max").cores, 8);
+  // Costly traffic (1 GB/s): the 2-core sum would leave an intermediate in
+  // HBM worth far more than the 5 us it saves: it keeps the rule's 8 cores,
+  // every intermediate stays in LX, and the decisions say why.
+  CoreCountCost dear({{2, 5.0}});
+  dear.gbps = 1;
+  dear.only_op = "sum";
+  o.split_cost = &dear;
+  const Graph kept = compile(build_workload("softmax", p), o);
+  const Op sum = op_named(kept, "sum");
+  EXPECT_EQ(sum.cores, 8);
+  EXPECT_EQ(sum.lx_chain.rfind("LX chain: mb=8, 10.0 us + the other ops' ", 0), 0u) << sum.lx_chain;
+  EXPECT_NE(sum.lx_chain.find("at 1 GB/s"), std::string::npos) << sum.lx_chain;
+  EXPECT_NE(sum.lx_chain.find("over the op alone's pick mb=2, 5.0 us"), std::string::npos) << sum.lx_chain;
+  EXPECT_NE(sum.lx_chain.find("(the default rule's: the op alone's pick does not beat it by 10% of its time in "
+                              "the chain)"),
+            std::string::npos)
+      << sum.lx_chain;
+  for (const auto& t : kept.tensors) {
+    if (t.role == Role::Intermediate) EXPECT_TRUE(t.in_lx) << t.name;
+  }
+}
+
+// A decoder layer with LX planning: stage 4 clones its input x into LX, which
+// inserts an op before the norms; chain scoring finds each searched op in the
+// planned graphs by what it writes, not by its index.
+TEST(WorkDivisionByModel, ScoresTheChainWhereInputClonesMoveTheOps) {
+  const WorkloadParams p = test_workloads::small_decoder();
+  FormulaCost cost([](const MatmulSplit& s) { return 100.0 / static_cast<double>(s.cores()); });
+  CompileOptions o;
+  o.cores = 8;
+  o.work_division = "model";
+  o.split_cost = &cost;
+  o.lx.enabled = true;
+  const Graph g = compile(build_workload("decoder", p), o);
+  const auto clone = std::find_if(g.tensors.begin(), g.tensors.end(), [](const Tensor& t) { return t.clone_of >= 0; });
+  ASSERT_NE(clone, g.tensors.end());
+  EXPECT_EQ(g.tensors[static_cast<size_t>(clone->clone_of)].name, "x");
+  EXPECT_TRUE(clone->in_lx);
+  for (const Op& op : g.ops) {
+    if (op.type == "batchmatmul") EXPECT_EQ(op.work_division.rfind("model: ", 0), 0u) << op.work_division;
+  }
 }
 
 // The op alone: its operands become the graph's arguments in their layouts

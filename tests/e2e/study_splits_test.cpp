@@ -269,7 +269,8 @@ TEST(StudySplits, CompileByTheModelAllPicksTheMeasuredBestCoreCount) {
 // cores, compiled with every op's division by the model (model-all: the
 // pointwise ops and reductions of one program then use different core
 // counts): the values match the host reference and nothing the card model
-// checks (hazards, LX bounds) goes wrong.
+// checks (hazards, LX bounds) goes wrong; with LX planning too (the other
+// ops' divisions then scored as a chain, the decoder's input cloned into LX).
 class ModelSplitsWorkload : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(ModelSplitsWorkload, MatchesItsReferenceHazardFree) {
@@ -293,11 +294,16 @@ INSTANTIATE_TEST_SUITE_P(
                                          "--workload attention --shape 1x4x128x64 --kv-heads 2",
                                          "--workload decoder --seq 64 --hidden 256 --heads 4 --kv-heads 2 "
                                          "--intermediate 384",
-                                         "--workload softmax --shape 64x512", "--workload rmsnorm --shape 96x512"),
+                                         "--workload softmax --shape 64x512", "--workload rmsnorm --shape 96x512",
+                                         "--lx-planning --workload decoder --seq 64 --hidden 256 --heads 4 "
+                                         "--kv-heads 2 --intermediate 384",
+                                         "--lx-planning --workload softmax --shape 64x512"),
                        ::testing::Values(1, 4, 32)),
     [](const auto& info) {
-      std::string name = std::get<0>(info.param).substr(11);
-      name = name.substr(0, name.find(' '));
+      std::string name = std::get<0>(info.param);
+      const bool lx = name.rfind("--lx-planning ", 0) == 0;
+      name = name.substr(name.find("--workload ") + 11);
+      name = name.substr(0, name.find(' ')) + (lx ? "_lx" : "");
       return name + "_" + std::to_string(std::get<1>(info.param)) + "cores";
     });
 
