@@ -30,7 +30,8 @@ const std::vector<CompilerPass>& compiler_passes() {
       {"work_distribution", "divide every op's iteration space over the cores (--split overrides one op)",
        distribute_work},
       {"split_lx_chain",
-       "score each searched batchmatmul's splits with the graph's HBM traffic after LX planning (Split x LX)",
+       "score each searched op's splits (batchmatmuls; with model-all every op) with the graph's HBM traffic after LX "
+       "planning (Split x LX)",
        score_splits_with_lx, lx_chain_scoring, "--lx-planning with --work-division model"},
       {"lx_split_alignment", "pointwise ops adopt a neighbour's slicing where that removes a core_div_mismatch",
        align_splits_for_lx, lx_planning, "--lx-planning"},

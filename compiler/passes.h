@@ -87,8 +87,9 @@ std::vector<int64_t> default_rule_slices(const IterationSpace& space, const std:
                                          std::vector<int64_t> slices, int cores);
 
 // 5b. With the model's work division and LX planning: each searched
-// batchmatmul's split scored with the graph's HBM traffic after LX planning
-// (Op::lx_chain says when that changed the op's own pick).
+// batchmatmul's split (with model-all, every searched op's division) scored
+// with the graph's HBM traffic after LX planning (Op::lx_chain says when
+// that changed the op's own pick).
 void score_splits_with_lx(Graph& graph, const CompileOptions& options);
 
 // 6a. With LX planning: pointwise ops adopt a neighbour's slicing of a tensor
