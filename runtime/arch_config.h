@@ -71,7 +71,9 @@ struct ArchConfig {
     double turnaround_ns, latency_ns;
     double write_ack_ns;  // < 0: writes complete like reads (latency after the data); else posted
     int64_t interleave_bytes;
-    int64_t write_batch_bytes;
+    int64_t mixed_batch_bytes;  // reads and writes served per pair of turnarounds
+    double mixed_window_ns;     // time constant of a channel's recent read/write mix
+    double mixed_full_share;    // minority share from which traffic is fully mixed
     int64_t queue_depth_chunks;
   } lpddr5;
 

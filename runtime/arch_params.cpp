@@ -173,9 +173,8 @@ const std::vector<ArchParam>& arch_params() {
        .source = "torch-spyre cost model (2026): write ~146 GB/s (min-based estimate)"},
       {SPYRE_FIELD(lpddr5.turnaround_ns), .unit = "ns per read/write bus turnaround", .value = 24.0, .min = 0,
        .max = 1e6, .integer = false,
-       .source = "derived with write_batch_bytes: 2 x 24 ns per 1024 written bytes makes balanced 1R+1W traffic "
-                 "sustain 103 GB/s (torch-spyre cost model: ~102-105 GB/s) and 2R+1W traffic 115 GB/s (measured add, "
-                 "calibration/add_bcast_sweep_records.csv: ~110-117 GB/s)"},
+       .source = "assumption: a read-to-write plus a write-to-read turnaround cost 2 x 24 ns; how often they come is "
+                 "mixed_batch_bytes"},
       {SPYRE_FIELD(lpddr5.latency_ns), .unit = "ns", .value = 490.0, .min = 0, .max = 1e6, .integer = false,
        .source =
            "calibrated (docs/calibration.md): loaded latency seen by a core: 32 KiB in flight (dma.max_outstanding "
@@ -187,10 +186,29 @@ const std::vector<ArchParam>& arch_params() {
                  "writes, acknowledged this long after the controller admits them"},
       {SPYRE_FIELD(lpddr5.interleave_bytes), .unit = "bytes", .value = 256, .min = 32, .max = 1 << 30, .integer = true,
        .source = "assumption: addresses interleave across channels every 256 bytes"},
-      {SPYRE_FIELD(lpddr5.write_batch_bytes), .unit = "bytes per channel", .value = 1024, .min = 32, .max = 1 << 30,
+      {SPYRE_FIELD(lpddr5.mixed_batch_bytes), .unit = "bytes per channel", .value = 2700, .min = 32, .max = 1 << 30,
        .integer = true,
-       .source = "assumption: the controller drains buffered writes in 1 KiB batches per channel between reads (see "
-                 "turnaround_ns)"},
+       .source = "calibrated (docs/calibration.md): bytes a channel serves, reads and writes together, between two "
+                 "pairs of bus turnarounds while both directions are active, so every byte of mixed traffic carries "
+                 "2 x turnaround_ns / 2700 whatever the read:write mix: the card moves 1 read + 1 write (bcast, "
+                 "bcastcol), 2 + 1 (add) and 3-6 + 1 (addN with LX) at 113-125 GB/s alike on 32 cores "
+                 "(calibration/add_bcast_sweep_records.csv); its add, add_indep2, bcast and bcastcol rows on 32 "
+                 "cores with 30 MB or more: median error +0.1%. Was 1024 bytes of writes only, which made 1R+1W "
+                 "103 GB/s, 12% below 2R+1W",
+       .before_calibration = 1024},
+      {SPYRE_FIELD(lpddr5.mixed_window_ns), .unit = "ns", .value = 5000.0, .min = 1, .max = 1e9, .integer = false,
+       .source = "calibrated (docs/calibration.md): how long a channel's past traffic counts toward its read/write "
+                 "mix. With one batch's time (~200 ns) a kernel whose cores read and write in phases came out "
+                 "14-23% faster on 4-8 cores than on 32 (add 4096x4096), where the card moves mixed traffic at "
+                 "96-115 GB/s from 2 to 32 cores (calibration/add_bcast_sweep_records.csv); over 5 us the "
+                 "kernel's mix is what counts"},
+      {SPYRE_FIELD(lpddr5.mixed_full_share), .unit = "fraction", .value = 0.333, .min = 0.001, .max = 0.5,
+       .integer = false,
+       .source = "calibrated (docs/calibration.md): the card moves 1 read + 1 write and 2 reads + 1 write at the "
+                 "same rate (bcast/bcastcol 116-118 GB/s, add 114-115 on 32 cores, "
+                 "calibration/add_bcast_sweep_records.csv), so traffic whose minority direction is a third or "
+                 "more is fully mixed; sparser writes (amax's results, a matmul's outputs) carry proportionally "
+                 "fewer turnarounds"},
       {SPYRE_FIELD(lpddr5.queue_depth_chunks), .unit = "interleave chunks per channel", .value = 32, .min = 1,
        .max = 1 << 20, .integer = true,
        .source =

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "sim/hw/busy_log.h"
 
@@ -13,18 +14,15 @@ Lpddr5::Lpddr5(sc_core::sc_module_name name, const ArchConfig& arch)
       channels_(static_cast<size_t>(arch.lpddr5.channels)),
       read_ns_per_byte_(arch.lpddr5.channels / arch.lpddr5.read_gbps),
       write_ns_per_byte_(arch.lpddr5.channels / arch.lpddr5.write_gbps),
-      turnaround_ns_per_write_byte_(2.0 * arch.lpddr5.turnaround_ns /
-                                    static_cast<double>(arch.lpddr5.write_batch_bytes)),
-      // One batch cycle: drain a batch and turn the bus around twice.
-      mixed_window_ns_(static_cast<double>(arch.lpddr5.write_batch_bytes) * arch.lpddr5.channels /
-                           arch.lpddr5.write_gbps +
-                       2.0 * arch.lpddr5.turnaround_ns),
+      turnaround_ns_per_byte_(2.0 * arch.lpddr5.turnaround_ns / static_cast<double>(arch.lpddr5.mixed_batch_bytes)),
+      mixed_window_ns_(arch.lpddr5.mixed_window_ns),
+      mixed_full_share_(arch.lpddr5.mixed_full_share),
       queue_ns_(static_cast<double>(arch.lpddr5.queue_depth_chunks * arch.lpddr5.interleave_bytes) *
                 arch.lpddr5.channels / arch.lpddr5.read_gbps),
       latency_ns_(arch.lpddr5.latency_ns),
       write_ack_ns_(arch.lpddr5.write_ack_ns),
       interleave_(arch.lpddr5.interleave_bytes),
-      write_batch_(arch.lpddr5.write_batch_bytes) {
+      mixed_batch_(arch.lpddr5.mixed_batch_bytes) {
   socket.register_b_transport(this, &Lpddr5::b_transport);
   socket.register_transport_dbg(this, &Lpddr5::transport_dbg);
   stats_.channel_busy_ns.assign(channels_.size(), 0.0);
@@ -72,14 +70,22 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
     Channel& ch = channels_[channel_of(address)];
     const double start = std::max(arrival, ch.free_at_ns);
     double duration = static_cast<double>(chunk) * ns_per_byte;
-    if (write && start - ch.last_read_end_ns < mixed_window_ns_) {
-      duration += static_cast<double>(chunk) * turnaround_ns_per_write_byte_;
-      stats_.turnarounds += static_cast<double>(chunk) / static_cast<double>(write_batch_);
+    // The channel's recent traffic (bytes of each direction, decaying over
+    // mixed_window_ns): how mixed it is sets this chunk's share of turnarounds.
+    if (start > ch.recent_at_ns) {
+      const double keep = std::exp(-(start - ch.recent_at_ns) / mixed_window_ns_);
+      ch.recent_read *= keep;
+      ch.recent_write *= keep;
+      ch.recent_at_ns = start;
     }
+    (write ? ch.recent_write : ch.recent_read) += static_cast<double>(chunk);
+    const double share = std::min(ch.recent_read, ch.recent_write) / (ch.recent_read + ch.recent_write);
+    const double mixed = std::min(1.0, share / mixed_full_share_);
+    duration += static_cast<double>(chunk) * turnaround_ns_per_byte_ * mixed;
+    stats_.turnarounds += mixed * static_cast<double>(chunk) / static_cast<double>(mixed_batch_);
     const double end = start + duration;
     stats_.channel_busy_ns[&ch - channels_.data()] += duration;
     ch.free_at_ns = end;
-    if (!write) ch.last_read_end_ns = end;
     last_chunk_end = std::max(last_chunk_end, end);
     address += chunk;
     remaining -= chunk;

@@ -6,11 +6,16 @@
 // divided by the channel count) and the request completes latency_ns after
 // its last chunk.
 //
-// Mixed traffic: the controller buffers writes and drains them in batches of
-// write_batch_bytes, turning the bus around (turnaround_ns) into write mode
-// and back for each batch. While a channel is also serving reads, every
-// written byte therefore carries 2 x turnaround_ns / write_batch_bytes of
-// turnaround time; a write-only or read-only stream carries none.
+// Mixed traffic: while a channel serves both reads and writes, the controller
+// turns the bus around (turnaround_ns) into write mode and back once per
+// mixed_batch_bytes it serves, reads and writes together. Every byte of fully
+// mixed traffic, read or written, therefore carries 2 x turnaround_ns /
+// mixed_batch_bytes, whatever the read:write mix (the card moves one read per
+// write and two per write at the same rate). How mixed a channel is comes
+// from its recent bytes of each direction (decaying over mixed_window_ns): a
+// minority share of mixed_full_share or more is fully mixed, less carries
+// proportionally less (a matmul's sparse output writes barely slow its
+// reads), and a read-only or write-only stream carries none.
 // Back-pressure: a channel queues at most queue_depth_chunks chunks; a
 // request that would exceed that waits in b_transport until there is room, so
 // requests enter the channels in time order, as a bounded controller queue
@@ -38,7 +43,7 @@ class Lpddr5 : public sc_core::sc_module, public HardwareBlock {
 
   struct Stats {
     int64_t read_bytes = 0, write_bytes = 0;
-    double turnarounds = 0;  // write batches drained between reads (x2 bus turnarounds)
+    double turnarounds = 0;  // mixed batches served (x2 bus turnarounds)
     std::vector<double> channel_busy_ns;
   };
   const Stats& stats() const { return stats_; }
@@ -53,16 +58,18 @@ class Lpddr5 : public sc_core::sc_module, public HardwareBlock {
 
   struct Channel {
     double free_at_ns = 0;
-    double last_read_end_ns = -1e300;
+    double recent_read = 0, recent_write = 0;  // bytes, decayed to recent_at_ns
+    double recent_at_ns = 0;
   };
   std::vector<Channel> channels_;
   double read_ns_per_byte_, write_ns_per_byte_;
-  double turnaround_ns_per_write_byte_;  // in mixed mode
-  double mixed_window_ns_;               // a read this recent means reads and writes interleave
-  double queue_ns_;                      // backlog a channel accepts
+  double turnaround_ns_per_byte_;  // in mixed mode
+  double mixed_window_ns_;         // time constant of a channel's recent traffic
+  double mixed_full_share_;        // the minority direction's share that makes traffic fully mixed
+  double queue_ns_;                // backlog a channel accepts
   double latency_ns_;
   double write_ack_ns_;  // < 0: writes complete like reads
-  int64_t interleave_, write_batch_;
+  int64_t interleave_, mixed_batch_;
   Stats stats_;
 };
 

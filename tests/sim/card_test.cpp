@@ -56,9 +56,12 @@ TEST(Core, DoubleBufferingOverlapsLoadsWithStores) {
   // two DMA engines of a core are busy at the same time for most of the kernel.
   for (const auto& c : r.cores) EXPECT_GT(c.dma_in_busy_pct + c.dma_out_busy_pct, 120) << c.core;
   EXPECT_GE(r.kernels[0].tiles, 8);
-  // 100 MB at the 2-read-1-write rate of the LPDDR5 model (~117 GB/s).
+  // 100 MB at the 2-read-1-write rate of the hand-derived LPDDR5 model:
+  // ~96 GB/s (fully mixed bytes carry 2 x 24 ns per 1024; the calibrated
+  // mixed_batch_bytes gives ~115), between all bytes fully mixed (79 GB/s)
+  // and none (149).
   const double kernel_us = r.kernels[0].end_us - r.kernels[0].start_us;
-  EXPECT_NEAR(100663296 / (kernel_us * 1000), 117, 6);
+  EXPECT_NEAR(100663296 / (kernel_us * 1000), 96, 6);
 }
 
 std::vector<std::string> with_port(int gbps) {

@@ -85,8 +85,9 @@ TEST(Lpddr5, OneChunkTakesItsChannelTimePlusLatency) {
   EXPECT_NEAR(done[0], chunk_ns + 120, kPs);
   EXPECT_NEAR(done[1], 2 * chunk_ns + 120, kPs);
   EXPECT_NEAR(done[2], 3 * chunk_ns + 120, kPs);
-  // Channel 3 just read a chunk, so the write is drained between reads: it
-  // carries 2 x 24 ns of turnaround per 1024-byte batch, 12 ns for 256 bytes.
+  // Channel 3 just read a chunk, so the write is mixed traffic: it carries
+  // 2 x 24 ns of turnaround per 1024-byte batch (the hand-derived
+  // mixed_batch_bytes), 12 ns for 256 bytes.
   EXPECT_NEAR(done[3], chunk_ns + 256.0 / (146.0 / 8) + 12 + 120, kPs);
   EXPECT_EQ(mem.stats().read_bytes, 256 + 256 + 2048);
   EXPECT_EQ(mem.stats().write_bytes, 256);
@@ -99,6 +100,49 @@ TEST(Lpddr5, WriteOnlyTrafficPaysNoTurnaround) {
   Driver d("d", [&] { done = bench.init.request(true, 0, 256); });
   sc_core::sc_start();
   EXPECT_NEAR(done, 256.0 / (146.0 / 8) + 120, kPs);
+}
+
+// A read right after a write on its channel pays the turnaround too, as much
+// per byte as a write after a read: mixed traffic costs the same per byte
+// whatever the mix. Once the write is long past (the mix decays over
+// lpddr5.mixed_window_ns, 5 us), reads are read-only traffic again.
+TEST(Lpddr5, ReadsAfterWritesPayTheTurnaroundToo) {
+  MemoryBench bench;
+  const double write_ns = 256.0 / (146.0 / 8), read_ns = 256.0 / (150.0 / 8);
+  double read_after = 0, read_later = 0;
+  Driver d("d", [&] {
+    bench.init.request(true, 0, 256);                         // channel 0: write only
+    read_after = bench.init.request(false, 15 * 256, 256);    // channel 0, at once
+    read_later = bench.init.request(false, 0, 256, 1000000);  // channel 0, 1 ms later
+  });
+  sc_core::sc_start();
+  // Queued behind the write, the read starts as it ends: half the recent
+  // bytes are writes, over the 1/3 that makes traffic fully mixed.
+  EXPECT_NEAR(read_after, write_ns + read_ns + 12 + 120, kPs);
+  EXPECT_NEAR(read_later, 1000000 + read_ns + 120, kPs);
+  EXPECT_NEAR(bench.mem.stats().turnarounds, 0.25, 1e-6);
+}
+
+// Sparse writes among reads (a matmul's outputs, a reduction's results) carry
+// turnarounds in proportion to their share: one write after eight reads is a
+// ninth of the recent bytes, a third of the full 1/3 share, so 4 ns instead
+// of 12.
+TEST(Lpddr5, SparseWritesCarryFewerTurnarounds) {
+  MemoryBench bench;
+  std::vector<uint64_t> channel0;
+  for (uint64_t a = 0; channel0.size() < 9; a += 256) {
+    if (bench.mem.channel_of(static_cast<int64_t>(a)) == 0) channel0.push_back(a);
+  }
+  const double write_ns = 256.0 / (146.0 / 8), read_ns = 256.0 / (150.0 / 8);
+  double write_done = 0;
+  Driver d("d", [&] {
+    for (int i = 0; i < 8; ++i) bench.init.request(false, channel0[i], 256);
+    write_done = bench.init.request(true, channel0[8], 256);
+  });
+  sc_core::sc_start();
+  // The reads decay a little (by e^(-t / 5 us)) while the channel serves them.
+  EXPECT_NEAR(write_done, 8 * read_ns + write_ns + 4 + 120, 0.1);
+  EXPECT_NEAR(bench.mem.stats().turnarounds, 0.25 / 3, 0.01);
 }
 
 TEST(Lpddr5, FullChannelQueuesPushBackOnTheInitiator) {
