@@ -193,7 +193,7 @@ const std::vector<ArchParam>& arch_params() {
                  "2 x turnaround_ns / 2700 whatever the read:write mix: the card moves 1 read + 1 write (bcast, "
                  "bcastcol), 2 + 1 (add) and 3-6 + 1 (addN with LX) at 113-125 GB/s alike on 32 cores "
                  "(calibration/add_bcast_sweep_records.csv); its add, add_indep2, bcast and bcastcol rows on 32 "
-                 "cores with 30 MB or more: median error +0.1%. Was 1024 bytes of writes only, which made 1R+1W "
+                 "cores with 30 MB or more: median error 0.0%. Was 1024 bytes of writes only, which made 1R+1W "
                  "103 GB/s, 12% below 2R+1W",
        .before_calibration = 1024},
       {SPYRE_FIELD(lpddr5.mixed_window_ns), .unit = "ns", .value = 5000.0, .min = 1, .max = 1e9, .integer = false,
