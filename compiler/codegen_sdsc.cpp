@@ -251,7 +251,7 @@ class SdscWriter {
       for (size_t j = 0; j < t.shape.size(); ++j) {
         if (operand_scale(g_, space_, o, static_cast<int>(j)) != DimScaleKind::Normal) continue;
         const size_t it = static_cast<size_t>(o.iter_of[j]);
-        const int64_t origin = idx[it] * (t.shape[j] / slices_[it]);
+        const int64_t origin = idx[it] * per_core_elems(space_.dims[it], slices_[it]);
         offset += (static_cast<int>(j) == t.layout.stick ? origin / se : origin) * geo.stride[j];
       }
       data[index_key({c, 0, 0})] = std::to_string(base + offset);

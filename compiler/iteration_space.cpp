@@ -37,6 +37,32 @@ std::vector<std::string> matmul_labels(size_t out_rank, const std::string& where
   return std::vector<std::string>(all.end() - static_cast<long>(out_rank + 1), all.end());
 }
 
+int64_t round_up(int64_t n, int64_t multiple) { return multiple > 1 ? (n + multiple - 1) / multiple * multiple : n; }
+
+// IterDim::stick_elems for every dim, then N_ padded to whole sticks where the
+// op's splits divide such a dim that ends in a partial stick.
+void mark_stick_dims(const Graph& g, const Op& op, IterationSpace& s) {
+  std::vector<bool> other_use(s.dims.size(), false);
+  for (const auto& o : s.operands) {
+    const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+    for (size_t j = 0; j < t.shape.size(); ++j) {
+      if (operand_scale(g, s, o, static_cast<int>(j)) != DimScaleKind::Normal) continue;
+      const size_t it = static_cast<size_t>(o.iter_of[j]);
+      if (static_cast<int>(j) != t.layout.stick) {
+        other_use[it] = true;
+        continue;
+      }
+      s.dims[it].stick_elems = std::max(s.dims[it].stick_elems, stick_elems(t.dtype));
+    }
+  }
+  for (size_t i = 0; i < s.dims.size(); ++i) {
+    IterDim& d = s.dims[i];
+    if (other_use[i] || d.reduction) d.stick_elems = 0;
+    const auto split = op.splits.find(d.label);
+    if (d.stick_elems > 0 && split != op.splits.end() && split->second > 1) d.size = round_up(d.size, d.stick_elems);
+  }
+}
+
 Operand aligned_operand(int tensor, size_t rank, size_t space_rank, bool output) {
   Operand o;
   o.tensor = tensor;
@@ -74,6 +100,7 @@ IterationSpace iteration_space(const Graph& g, const Op& op) {
     s.operands.push_back(operand(op.inputs[0], m_dim, k_dim));
     s.operands.push_back(operand(op.inputs[1], k_dim, n_dim));
     s.operands.push_back(aligned_operand(out, n, n, true));
+    mark_stick_dims(g, op, s);
     return s;
   }
   // Pointwise ops iterate over the output, reductions over their input. An op
@@ -89,6 +116,7 @@ IterationSpace iteration_space(const Graph& g, const Op& op) {
   }
   for (int t : op.inputs) s.operands.push_back(aligned_operand(t, shape_of(t).size(), space_shape.size(), false));
   s.operands.push_back(aligned_operand(out, shape_of(out).size(), space_shape.size(), true));
+  mark_stick_dims(g, op, s);
   return s;
 }
 
@@ -112,9 +140,18 @@ std::vector<int64_t> split_units(const Graph& g, const IterationSpace& space) {
   std::vector<int64_t> units;
   for (size_t i = 0; i < space.dims.size(); ++i) {
     const int64_t n = space.dims[i].size, e = per_stick[i];
-    units.push_back(e == 0 ? n : (n % e == 0 ? n / e : 1));
+    if (e == 0 || n % e == 0) {
+      units.push_back(e == 0 ? n : n / e);
+    } else {
+      const int64_t padded = space.dims[i].stick_elems;
+      units.push_back(padded > 0 ? (n + padded - 1) / padded : 1);
+    }
   }
   return units;
+}
+
+int64_t per_core_elems(const IterDim& dim, int64_t slices) {
+  return slices > 1 ? round_up(dim.size, dim.stick_elems) / slices : dim.size;
 }
 
 int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand& o,
@@ -125,7 +162,8 @@ int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand
   int64_t span = kStickBytes;
   for (size_t j = 0; j < t.shape.size(); ++j) {
     if (operand_scale(g, space, o, static_cast<int>(j)) != DimScaleKind::Normal) continue;
-    const int64_t extent = t.shape[j] / slices[static_cast<size_t>(o.iter_of[j])];
+    const size_t it = static_cast<size_t>(o.iter_of[j]);
+    const int64_t extent = std::min(t.shape[j], per_core_elems(space.dims[it], slices[it]));
     const int64_t units = static_cast<int>(j) == t.layout.stick ? (extent + se - 1) / se : extent;
     span += (units - 1) * geo.stride[j];
   }
@@ -160,9 +198,11 @@ std::vector<CoreView> core_views(const Graph& g, const Op& op, const IterationSp
         v.extent.push_back(t.shape[j]);
         continue;
       }
-      const int64_t extent = t.shape[j] / slices[it];
-      v.origin.push_back(idx[it] * extent);
-      v.extent.push_back(extent);
+      // The last cores of a dim split over padded sticks hold less (or none).
+      const int64_t per_core = per_core_elems(space.dims[it], slices[it]);
+      const int64_t origin = std::min(idx[it] * per_core, t.shape[j]);
+      v.origin.push_back(origin);
+      v.extent.push_back(std::min(per_core, t.shape[j] - origin));
     }
     views.push_back(std::move(v));
   }

@@ -24,8 +24,15 @@ const OpInfo* device_op_info(const Op& op);
 
 struct IterDim {
   std::string label;
-  int64_t size = 1;
+  int64_t size = 1;        // N_: the padded size when the dim is split over padded sticks (below)
   bool reduction = false;  // reduced (reductions) or contracted (matmul K)
+  // Elements per stick when the dim is the stick dim of every operand that
+  // spans it and is not reduced, else 0. Such a dim may be split into whole
+  // sticks even when its last stick is partial: as torch-spyre, the split
+  // counts the padded sticks and N_ holds the padded size, the padding
+  // computed and written like the rest (a reduced padded stick dim would need
+  // coordinate masking across cores, which the backend cannot do: one unit).
+  int64_t stick_elems = 0;
 };
 
 struct Operand {
@@ -51,8 +58,13 @@ DimScaleKind operand_scale(const Graph& g, const IterationSpace& space, const Op
 // Per iteration dim: the count of units a split may divide — sticks when the
 // dim is the stick of an operand that spans it (using the largest
 // elements-per-stick among those operands), elements otherwise. A stick dim
-// that is not a whole number of sticks is one unit: it cannot be split.
+// that is not a whole number of sticks counts its padded sticks when it may be
+// split over them (IterDim::stick_elems), else it is one unit: it cannot be split.
 std::vector<int64_t> split_units(const Graph& graph, const IterationSpace& space);
+
+// Elements of an iteration dim each core works on under `slices` (a dim split
+// over padded sticks: whole sticks, the padding in the last core's).
+int64_t per_core_elems(const IterDim& dim, int64_t slices);
 
 // The part of an operand's tensor one core works on: per tensor dim, the
 // first element and the extent (a broadcast dim: 0 and the tensor's size).

@@ -72,7 +72,8 @@ void clone_multi_use_inputs(Graph& g, const CompileOptions& options) {
     const Operand& out = s.operands.back();
     int64_t cores = 1;
     for (size_t j = 0; j < x.shape.size(); ++j) {
-      const int64_t slices = x.shape[j] / view[0].extent[j];
+      // Ceil: the last core's slice of a dim split over padded sticks is short.
+      const int64_t slices = (x.shape[j] + view[0].extent[j] - 1) / view[0].extent[j];
       if (slices > 1) clone.splits[s.dims[static_cast<size_t>(out.iter_of[j])].label] = slices;
       cores *= slices;
     }

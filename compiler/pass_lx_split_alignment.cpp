@@ -49,10 +49,13 @@ std::map<std::string, int64_t> splits_matching(const Graph& g, const Op& op, con
   std::map<std::string, int64_t> splits;
   int64_t cores = 1;
   for (size_t j = 0; j < t.shape.size(); ++j) {
-    const int64_t slices = t.shape[j] / views[0].extent[j];
+    // Ceil: the last core's slice of a dim split over padded sticks is short.
+    const int64_t slices = (t.shape[j] + views[0].extent[j] - 1) / views[0].extent[j];
     if (slices <= 1) continue;
     const auto it = static_cast<size_t>(operand.iter_of[j]);
-    if (s.dims[it].size != t.shape[j] || units[it] % slices != 0) return {};
+    const int64_t pad = std::max<int64_t>(s.dims[it].stick_elems, 1);
+    const bool spans = s.dims[it].size == t.shape[j] || s.dims[it].size == (t.shape[j] + pad - 1) / pad * pad;
+    if (!spans || units[it] % slices != 0) return {};
     splits[s.dims[it].label] = slices;
     cores *= slices;
   }

@@ -83,10 +83,15 @@ std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpa
     }
     const int64_t u = units[static_cast<size_t>(i)];
     if (n < 1 || u % n != 0) {
-      const bool sticks = u != space.dims[static_cast<size_t>(i)].size;
+      const IterDim& d = space.dims[static_cast<size_t>(i)];
+      const bool sticks = u != d.size;
+      const bool partial = sticks && d.stick_elems > 0 && d.size % d.stick_elems != 0;
       fail("", where,
-           "dim '" + label + "' has " + std::to_string(u) + (sticks ? " whole sticks" : " elements") + ", which " +
-               std::to_string(n) + " slices do not divide");
+           "dim '" + label + "' has " + std::to_string(u) +
+               (partial  ? " sticks (the last one partial)"
+                : sticks ? " whole sticks"
+                         : " elements") +
+               ", which " + std::to_string(n) + " slices do not divide");
     }
     slices[static_cast<size_t>(i)] = n;
   }

@@ -83,6 +83,12 @@ std::string row_bundle(const CsvTable& table, size_t row) {
   return "";
 }
 
+// A row the compiler cannot make (a split it refuses): skipped and listed,
+// not the end of the run — the card did run it, the model cannot.
+struct RowNotCompiled {
+  std::string reason;
+};
+
 // Compiles the row's shape with its split into `dir`.
 void compile_row(const CsvTable& table, size_t row, const DeviceLimits& device, const std::string& dir) {
   const MatmulShape shape{table.integer(row, "B", 1), table.integer(row, "M", 1), table.integer(row, "K", 1),
@@ -94,7 +100,11 @@ void compile_row(const CsvTable& table, size_t row, const DeviceLimits& device, 
     table.fail_cell(
         row, "split_b",
         "the splits use " + std::to_string(split.cores()) + " cores; the card has " + std::to_string(device.cores));
-  compile_matmul(shape, &split, split.cores(), device, dir);
+  try {
+    compile_matmul(shape, &split, split.cores(), device, dir);
+  } catch (const SpyreError& e) {
+    throw RowNotCompiled{e.what()};
+  }
 }
 
 std::string shape_name(const CsvTable& table, size_t row) {
@@ -210,7 +220,12 @@ ValidateRow run_sweep_row(const CsvTable& table, size_t r, const std::vector<Swe
     compile.device = arch.limits();
     compile.cores = static_cast<int>(cores);
     compile.lx.enabled = lx == "1";
-    const compiler::Graph compiled = compiler::compile(programs[p].graph, compile);
+    compiler::Graph compiled;
+    try {
+      compiled = compiler::compile(programs[p].graph, compile);
+    } catch (const SpyreError& e) {
+      throw RowNotCompiled{e.what()};
+    }
     sim::RunOptions run = run_options(options);
     run.bundle = scratch.file("row" + std::to_string(row.line) + "_" + std::to_string(p));
     compiler::write_program_dir(run.bundle, compiler::program_files(compiled, compiler::resolve_options(compile)));
@@ -265,6 +280,10 @@ Validation run_validate(const ValidateOptions& options) {
     try {
       row = sweep ? run_sweep_row(table, r, *programs, options, arch, scratch)
                   : run_split_row(table, r, options, arch, scratch);
+    } catch (const RowNotCompiled& e) {
+      v.skipped.push_back({table.line(r), table.has("op") ? table.text(r, "op") : shape_name(table, r),
+                           "the compiler cannot make it: " + e.reason});
+      continue;
     } catch (const SpyreError& e) {
       const std::string what = e.what();
       const std::string prefix = table.path() + ": line " + std::to_string(table.line(r)) + ": ";
@@ -273,6 +292,8 @@ Validation run_validate(const ValidateOptions& options) {
     if (options.on_row) options.on_row(row);
     v.rows.push_back(row);
   }
+  if (v.rows.empty() && !v.skipped.empty())
+    fail(options.table, "line " + std::to_string(v.skipped[0].line), "no row could be run: " + v.skipped[0].reason);
   if (v.rows.empty()) fail(options.table, "--where", "no row is left to validate");
 
   // Groups: one shape at one LX setting, in the table's order.

@@ -52,7 +52,8 @@ struct ValidateOptions {
   std::function<void(const ValidateRow&)> on_row;  // called as each row finishes
 };
 
-// A row not run, and why (an op without a graph, a failed measurement).
+// A row not run, and why (an op without a graph, a failed measurement, a
+// split the compiler refuses).
 struct SkippedRow {
   int line = 0;
   std::string op, reason;
@@ -100,8 +101,8 @@ struct Validation {
   Json report;
 };
 
-// Throws SpyreError (one line: file, line, column, reason) for a bad table or
-// a row that cannot be run.
+// Throws SpyreError (one line: file, line, column, reason) for a bad table, a
+// row that cannot be run, or a table none of whose rows the compiler can make.
 Validation run_validate(const ValidateOptions& options);
 // The per-shape table and the summary; validate_row_line: one row's line.
 std::string validate_table(const Validation& v);

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "compiler/compiler.h"
+#include "compiler/iteration_space.h"
 #include "compiler/op_split.h"
 #include "compiler/passes.h"
 #include "compiler/workloads.h"
@@ -69,8 +70,21 @@ TEST(WorkDivision, StickDimsSplitInWholeSticks) {
   EXPECT_EQ(splits_of(g, "y"), (Splits{{"out", 25}}));
   // fp32 sticks hold 32 elements: 12800 fp32 elements are 400 sticks.
   EXPECT_EQ(splits_of(compiled("exp", {1, 12800}, 32, -1, DType::F32), "y"), (Splits{{"out", 25}}));
-  // A stick dim that is not a whole number of sticks is not split at all.
-  EXPECT_EQ(splits_of(compiled("exp", {1, 100}, 32), "y"), Splits{});
+  // A stick dim that is not a whole number of sticks splits over its padded
+  // sticks, as torch-spyre counts them: 1000 elements are 16 sticks, 100 are 2;
+  // N_ holds the padded size.
+  const Graph padded = compiled("exp", {1, 1000}, 32);
+  EXPECT_EQ(splits_of(padded, "y"), (Splits{{"out", 16}}));
+  EXPECT_EQ(compiler::iteration_space(padded, padded.ops.back()).dims.back().size, 1024);
+  EXPECT_EQ(splits_of(compiled("exp", {1, 100}, 32), "y"), (Splits{{"out", 2}}));
+  // Unsplit, N_ keeps the tensor's size.
+  const Graph whole = compiled("exp", {1, 100}, 1);
+  EXPECT_EQ(compiler::iteration_space(whole, whole.ops.back()).dims.back().size, 100);
+  // Reduced, a padded stick dim stays whole (the backend cannot mask padding
+  // across cores): the rows take the cores.
+  EXPECT_EQ(splits_of(compiled("sum", {64, 1000}, 32), "y"), (Splits{{"mb", 32}}));
+  // Reducing rows, the padded output sticks split: 2 sticks, the 64 rows the rest.
+  EXPECT_EQ(splits_of(compiled("sum", {64, 100}, 32, 0), "y"), (Splits{{"mb", 16}, {"out", 2}}));
 }
 
 TEST(WorkDivision, ReductionsSplitOutputDimsFirst) {

@@ -42,6 +42,12 @@ std::vector<Case> cases() {
   out.push_back({"add", {4, 64, 128}, -1, compiler::DType::F32, "add_fp32_3d"});
   out.push_back({"softmax", {64, 256}, -1, compiler::DType::BF16, "softmax_bf16"});
   out.push_back({"exp", {3, 100}, -1, compiler::DType::F16, "exp_partial_stick"});
+  // Dims ending in a partial stick, split over their padded sticks (N_ padded):
+  // a matmul's N, a softmax's rows (its reductions keep the padded dim whole),
+  // a reduction over rows whose output sticks are padded.
+  out.push_back({"matmul", {40, 128, 1000}, -1, compiler::DType::F16, "matmul_partial_stick"});
+  out.push_back({"softmax", {8, 1000}, -1, compiler::DType::F16, "softmax_partial_stick"});
+  out.push_back({"sum", {64, 100}, 0, compiler::DType::F16, "sum_rows_partial_stick"});
   out.push_back({"layernorm", {64, 256}, -1, compiler::DType::F16, ""});
   out.push_back({"rmsnorm", {64, 256}, -1, compiler::DType::F16, ""});
   out.push_back({"matmul", {64, 128, 256}, -1, compiler::DType::F16, ""});

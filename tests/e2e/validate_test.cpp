@@ -138,9 +138,31 @@ TEST(Validate, BadTablesGetOneLineNamingLineAndColumn) {
   EXPECT_EQ(error_for(kHeader + row + "0.2,70,\n", {"model=granite"}),
             table + ": --where model=granite: the table has no column 'model'");
   EXPECT_EQ(error_for(kHeader + row + "0.2,70,\n", {"phase=prefill"}), table + ": --where: no row is left to validate");
-  // A split the compiler cannot make names the row.
+  // A table none of whose splits the compiler can make names the first row.
   const std::string e = error_for(kHeader + "decode,K/V proj,1,64,1024,4096,1,1,3,1,0.2,70,\n");
-  EXPECT_EQ(e.rfind(table + ": line 2: ", 0), 0u) << e;
+  EXPECT_EQ(e.rfind(table + ": line 2: no row could be run: the compiler cannot make it: ", 0), 0u) << e;
+}
+
+// A row the compiler refuses is listed with the reason and the others run;
+// a dim ending in a partial stick (N = 1000: 16 padded sticks) splits as
+// torch-spyre splits it.
+TEST(Validate, SkipsRowsTheCompilerCannotMakeAndRunsTheRest) {
+  TempDir dir;
+  const std::string table = dir.file("t.csv");
+  write_text(table, kHeader +
+                        "prefill,odd proj,1,1000,1000,4096,1,4,8,1,0.5,200,\n"
+                        "prefill,odd proj,1,1000,1000,4096,1,1,32,1,0.5,200,\n"
+                        "prefill,odd proj,1,1000,1000,4096,1,2,16,1,1.0,200,\n");
+  const auto v = studies::run_validate(options_for(table));
+  ASSERT_EQ(v.rows.size(), 2u);
+  EXPECT_EQ(v.rows[0].split, "1_4_8_1");
+  EXPECT_EQ(v.rows[1].split, "1_2_16_1");
+  for (const auto& row : v.rows) EXPECT_GT(row.simulated_us, 0) << row.split;
+  ASSERT_EQ(v.skipped.size(), 1u);
+  EXPECT_EQ(v.skipped[0].line, 3);
+  EXPECT_EQ(v.skipped[0].reason,
+            "the compiler cannot make it: --split c: dim 'out' has 16 sticks (the last one partial), which 32 slices "
+            "do not divide");
 }
 
 TEST(Validate, CliPrintsRowsShapesAndSummaryAndExitsOneOnBadInput) {
