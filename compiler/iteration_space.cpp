@@ -198,7 +198,7 @@ std::vector<CoreView> core_views(const Graph& g, const Op& op, const IterationSp
         v.extent.push_back(t.shape[j]);
         continue;
       }
-      // The last cores of a dim split over padded sticks hold less (or none).
+      // The last core of a dim split over padded sticks holds less (its padding).
       const int64_t per_core = per_core_elems(space.dims[it], slices[it]);
       const int64_t origin = std::min(idx[it] * per_core, t.shape[j]);
       v.origin.push_back(origin);
