@@ -10,13 +10,20 @@ namespace {
 
 constexpr int64_t kStickElements = 64;  // fp16 elements in a 128-byte stick
 
-std::vector<int64_t> divisors(int64_t value, int64_t unit, int64_t at_most) {
+// Splits of `units` up to at_most: its divisors (1 always).
+std::vector<int64_t> divisors(int64_t units, int64_t at_most) {
   std::vector<int64_t> out;
-  for (int64_t d = 1; d <= at_most && d <= value; ++d) {
-    if (value % d == 0 && (value / d) % unit == 0) out.push_back(d);
+  for (int64_t d = 1; d <= at_most && d <= std::max<int64_t>(units, 1); ++d) {
+    if (units % d == 0) out.push_back(d);
   }
   return out;
 }
+
+// A matmul's N splits over its sticks, the last one padded if partial (as
+// torch-spyre counts them); K, reduced, only over whole sticks (a padded K
+// stays whole: coordinate masking does not cross cores).
+int64_t n_units(int64_t n) { return (n + kStickElements - 1) / kStickElements; }
+int64_t k_units(int64_t k) { return k % kStickElements == 0 ? k / kStickElements : 1; }
 
 }  // namespace
 
@@ -30,10 +37,10 @@ std::string MatmulSplit::text() const {
 
 std::vector<MatmulSplit> matmul_split_candidates(const MatmulShape& shape, int64_t max_cores) {
   std::vector<MatmulSplit> out;
-  for (const int64_t b : divisors(shape.b, 1, max_cores)) {
-    for (const int64_t m : divisors(shape.m, 1, max_cores / b)) {
-      for (const int64_t n : divisors(shape.n, kStickElements, max_cores / (b * m))) {
-        for (const int64_t k : divisors(shape.k, kStickElements, max_cores / (b * m * n))) out.push_back({b, m, n, k});
+  for (const int64_t b : divisors(shape.b, max_cores)) {
+    for (const int64_t m : divisors(shape.m, max_cores / b)) {
+      for (const int64_t n : divisors(n_units(shape.n), max_cores / (b * m))) {
+        for (const int64_t k : divisors(k_units(shape.k), max_cores / (b * m * n))) out.push_back({b, m, n, k});
       }
     }
   }

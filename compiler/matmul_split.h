@@ -29,8 +29,9 @@ struct MatmulSplit {
 };
 
 // Every legal split of the shape on at most `max_cores` cores: each part a
-// divisor of its dim (any divisor, not only powers of two), N and K in whole
-// 64-element sticks; fewest cores first, then b, m, n, k.
+// divisor of its dim (any divisor, not only powers of two), N in 64-element
+// sticks (the last one padded if partial), K in whole sticks (a K ending in a
+// partial stick is not split); fewest cores first, then b, m, n, k.
 std::vector<MatmulSplit> matmul_split_candidates(const MatmulShape& shape, int64_t max_cores);
 
 // What a card model says of one split: its kernel device time, or only a

@@ -89,11 +89,10 @@ SplitStudyRow row_of(const MatmulSplit& split, const Json& r) {
   return row;
 }
 
+// Any size: N splits over its padded sticks, a K that ends in a partial stick
+// stays whole (matmul_split_candidates).
 void check_shape(const MatmulShape& s) {
   if (s.b < 1 || s.m < 1 || s.k < 1 || s.n < 1) fail("--shape", "", "every dim must be at least 1");
-  if (s.k % 64 != 0 || s.n % 64 != 0)
-    fail("--shape", "",
-         "K and N must be whole 64-element sticks (K " + std::to_string(s.k) + ", N " + std::to_string(s.n) + ")");
 }
 
 std::string mb(double bytes) {
@@ -108,10 +107,7 @@ SplitStudy run_split_study(const SplitStudyOptions& options) {
   SplitStudy study;
   study.options = options;
   const MatmulShape& s = options.shape;
-  if (s.b < 1 || s.m < 1 || s.k < 1 || s.n < 1) fail("--shape", "", "every dim must be at least 1");
-  if (s.k % 64 != 0 || s.n % 64 != 0)
-    fail("--shape", "",
-         "K and N must be whole 64-element sticks (K " + std::to_string(s.k) + ", N " + std::to_string(s.n) + ")");
+  check_shape(s);
   const DeviceLimits device = load_arch(options.arch_path, options.arch_overrides).limits();
   if (options.max_cores < 1 || options.max_cores > device.cores)
     fail("--cores", "", "must be 1.." + std::to_string(device.cores) + " (the card's cores)");

@@ -27,8 +27,8 @@ std::set<std::string> texts(const std::vector<MatmulSplit>& splits) {
   return out;
 }
 
-// Divisors of each dim (3 and 6 too), N and K in whole sticks, at most the
-// cores given, fewest cores first.
+// Divisors of each dim (3 and 6 too), N and K in sticks, at most the cores
+// given, fewest cores first.
 TEST(StudySplits, CandidatesAreEveryLegalDivision) {
   const auto splits = studies::matmul_split_candidates(MatmulShape{1, 6, 128, 192}, 6);
   // m in {1,2,3,6}, n in {1,3} (192 = 3 sticks), k in {1,2} (128 = 2 sticks), product <= 6.
@@ -36,6 +36,10 @@ TEST(StudySplits, CandidatesAreEveryLegalDivision) {
                                                   "1_1_1_2", "1_2_1_2", "1_3_1_2", "1_1_3_2"}));
   EXPECT_EQ(splits.front().text(), "1_1_1_1");
   for (size_t i = 1; i < splits.size(); ++i) EXPECT_LE(splits[i - 1].cores(), splits[i].cores());
+  // N ending in a partial stick splits over its padded sticks (130 = 3), a
+  // K that does (100) stays whole.
+  EXPECT_EQ(texts(studies::matmul_split_candidates(MatmulShape{1, 2, 100, 130}, 8)),
+            (std::set<std::string>{"1_1_1_1", "1_2_1_1", "1_1_3_1", "1_2_3_1"}));
   // The batch splits too, and never past the cores.
   for (const auto& s : studies::matmul_split_candidates(MatmulShape{4, 64, 256, 256}, 8)) EXPECT_LE(s.cores(), 8);
   EXPECT_EQ(texts(studies::matmul_split_candidates(MatmulShape{4, 64, 256, 256}, 8)).count("4_2_1_1"), 1u);
@@ -112,8 +116,8 @@ TEST(StudySplits, TheLowerBoundHoldsAndPruningKeepsTheFastest) {
 }
 
 TEST(StudySplits, BadShapesAndOptionsGetOneLine) {
-  EXPECT_EQ(run_cli("study splits --shape 512x100x256").output,
-            "spyre-sim: error: --shape: K and N must be whole 64-element sticks (K 100, N 256)\n");
+  EXPECT_EQ(run_cli("study splits --shape 512x0x256").output,
+            "spyre-sim: error: --shape 512x0x256: expected sizes joined by 'x', e.g. 512x1024\n");
   EXPECT_EQ(run_cli("study splits --shape 512x256").output,
             "spyre-sim: error: --shape 512x256: study splits takes M x K x N (matmul) or B x M x K x N (bmm)\n");
   EXPECT_EQ(run_cli("study splits --shape 64x64x64 --solver greedy").output,
