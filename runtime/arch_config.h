@@ -63,6 +63,7 @@ struct ArchConfig {
     int64_t line_bytes;
     double gbps;
     double hit_latency_ns;
+    int write_allocate;  // 0: a write to a line the cache does not hold goes to LPDDR5 (write-around)
   } cache;
 
   struct Lpddr5 {

@@ -161,6 +161,10 @@ const std::vector<ArchParam>& arch_params() {
       {SPYRE_FIELD(cache.hit_latency_ns), .unit = "ns", .value = 60.0, .min = 0, .max = 1e6, .integer = false,
        .source = "calibrated (docs/calibration.md): with dma.max_outstanding x request_bytes it bounds one core at "
                  "~540 GB/s from the cache"},
+      {SPYRE_FIELD(cache.write_allocate), .unit = "0/1", .value = 1, .min = 0, .max = 1, .integer = true,
+       .source = "calibration hypothesis (docs/calibration.md): 1 = a write to a line not held allocates it dirty "
+                 "(the seed-000 softmax rows need written intermediates absorbed); 0 = write-around, which with "
+                 "posted writes and cold sweep kernels fits the sweep's mid-size rows but flips two Granite picks"},
 
       // lpddr5
       {SPYRE_FIELD(lpddr5.channels), .unit = "channels", .value = 8, .min = 1, .max = 1024, .integer = true,

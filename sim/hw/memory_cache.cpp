@@ -14,6 +14,16 @@ namespace spyre::sim {
 namespace {
 // A line whose fill has been asked for but whose return time is not known yet.
 constexpr double kFillOutstanding = std::numeric_limits<double>::infinity();
+
+// A request of the cache's own to LPDDR5 (a fill, a write-back, a write
+// around it): timing only, no data.
+void describe(tlm::tlm_generic_payload& request, tlm::tlm_command command, int64_t address, int64_t bytes) {
+  request.set_command(command);
+  request.set_address(static_cast<uint64_t>(address));
+  request.set_data_ptr(nullptr);
+  request.set_data_length(static_cast<unsigned int>(bytes));
+  request.set_streaming_width(static_cast<unsigned int>(bytes));
+}
 }  // namespace
 
 MemoryCache::MemoryCache(sc_core::sc_module_name name, const ArchConfig& arch)
@@ -25,7 +35,8 @@ MemoryCache::MemoryCache(sc_core::sc_module_name name, const ArchConfig& arch)
       sectors_(std::clamp<int64_t>(arch.cache.line_bytes / kStickBytes, 1, 64)),
       sector_bytes_(arch.cache.line_bytes / sectors_),
       ns_per_byte_(1.0 / arch.cache.gbps),
-      hit_latency_ns_(arch.cache.hit_latency_ns) {
+      hit_latency_ns_(arch.cache.hit_latency_ns),
+      write_allocate_(arch.cache.write_allocate != 0) {
   socket.register_b_transport(this, &MemoryCache::b_transport);
   socket.register_transport_dbg(this, &MemoryCache::transport_dbg);
 }
@@ -51,11 +62,8 @@ MemoryCache::Entry& MemoryCache::touch(int64_t line) {
 void MemoryCache::write_back(const Entry& victim) {
   const int64_t bytes = std::popcount(victim.dirty) * sector_bytes_;
   tlm::tlm_generic_payload wb;
-  wb.set_command(tlm::TLM_WRITE_COMMAND);
-  wb.set_address(static_cast<uint64_t>(victim.line * line_bytes_ + std::countr_zero(victim.dirty) * sector_bytes_));
-  wb.set_data_ptr(nullptr);
-  wb.set_data_length(static_cast<unsigned int>(bytes));
-  wb.set_streaming_width(static_cast<unsigned int>(bytes));
+  describe(wb, tlm::TLM_WRITE_COMMAND, victim.line * line_bytes_ + std::countr_zero(victim.dirty) * sector_bytes_,
+           bytes);
   sc_core::sc_time ignored = sc_core::SC_ZERO_TIME;  // the evicting request does not wait for it
   dram->b_transport(wb, ignored);
   stats_.writeback_bytes += bytes;
@@ -72,13 +80,26 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   // A read fills the sectors (sticks) it misses from LPDDR5: DRAM serves at
   // least every byte the cores read that the cache did not hold (byte
   // conservation), and no neighbour's bytes a strided read skipped.
-  std::vector<std::pair<int64_t, int64_t>> fills;  // (address, bytes) runs of missed sectors
-  std::vector<int64_t> shared;                     // lines it hit: their fill may still be out
+  std::vector<std::pair<int64_t, int64_t>> fills;   // (address, bytes) runs of missed sectors
+  std::vector<int64_t> shared;                      // lines it hit: their fill may still be out
+  std::vector<std::pair<int64_t, int64_t>> around;  // (address, bytes) runs written past the cache
+  int64_t around_bytes = 0;
   for (int64_t line = first / line_bytes_; line * line_bytes_ < first + length; ++line) {
     const int64_t base = line * line_bytes_;
     const int64_t lo = (std::max(first, base) - base) / sector_bytes_;
     const int64_t hi = (std::min(first + length, base + line_bytes_) - base + sector_bytes_ - 1) / sector_bytes_;
     const uint64_t mask = (hi - lo >= 64 ? ~uint64_t{0} : ((uint64_t{1} << (hi - lo)) - 1)) << lo;
+    if (write && !write_allocate_ && where_.find(line) == where_.end()) {
+      const int64_t address = std::max(first, base);
+      const int64_t bytes = std::min(first + length, base + line_bytes_) - address;
+      if (!around.empty() && around.back().first + around.back().second == address) {
+        around.back().second += bytes;
+      } else {
+        around.emplace_back(address, bytes);
+      }
+      around_bytes += bytes;
+      continue;
+    }
     Entry& entry = touch(line);
     if (write) {
       entry.valid |= mask;
@@ -102,20 +123,24 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   }
   const double arrival = now_ns() + delay.to_seconds() * 1e9;
   const double start = std::max(arrival, free_at_ns_);
-  free_at_ns_ = start + static_cast<double>(length) * ns_per_byte_;
-  double done = free_at_ns_ + hit_latency_ns_;
+  free_at_ns_ = start + static_cast<double>(length - around_bytes) * ns_per_byte_;
+  double done = around_bytes == length ? arrival : free_at_ns_ + hit_latency_ns_;
+  for (const auto& [address, bytes] : around) {
+    tlm::tlm_generic_payload past;
+    describe(past, tlm::TLM_WRITE_COMMAND, address, bytes);
+    sc_core::sc_time dram_delay = delay;
+    dram->b_transport(past, dram_delay);
+    done = std::max(done, now_ns() + dram_delay.to_seconds() * 1e9);
+  }
   int64_t filled = 0;
   for (const auto& fill : fills) filled += fill.second;
   stats_.miss_bytes += std::min(filled, length);
-  stats_.hit_bytes += length - std::min(filled, length);
+  stats_.hit_bytes += length - around_bytes - std::min(filled, length);
+  stats_.around_bytes += around_bytes;
   if (!fills.empty()) {
     for (const auto& [address, bytes] : fills) {
       tlm::tlm_generic_payload fill;
-      fill.set_command(tlm::TLM_READ_COMMAND);
-      fill.set_address(static_cast<uint64_t>(address));
-      fill.set_data_ptr(nullptr);
-      fill.set_data_length(static_cast<unsigned int>(bytes));
-      fill.set_streaming_width(static_cast<unsigned int>(bytes));
+      describe(fill, tlm::TLM_READ_COMMAND, address, bytes);
       sc_core::sc_time dram_delay = delay;
       dram->b_transport(fill, dram_delay);  // may wait: other requests run meanwhile
       const double ready = now_ns() + dram_delay.to_seconds() * 1e9;
@@ -148,7 +173,8 @@ unsigned int MemoryCache::transport_dbg(int, tlm::tlm_generic_payload& payload) 
 Counters MemoryCache::counters() const {
   return {{"hit_bytes", static_cast<double>(stats_.hit_bytes)},
           {"miss_bytes", static_cast<double>(stats_.miss_bytes)},
-          {"writeback_bytes", static_cast<double>(stats_.writeback_bytes)}};
+          {"writeback_bytes", static_cast<double>(stats_.writeback_bytes)},
+          {"write_around_bytes", static_cast<double>(stats_.around_bytes)}};
 }
 
 }  // namespace spyre::sim

@@ -14,8 +14,11 @@
 // a moment before) completes when the fill does: data is never served before
 // it has arrived, so cores reading one weight in step all wait on DRAM.
 // Writes allocate their sticks without reading DRAM and mark them dirty; an
-// evicted line writes its dirty sticks back to LPDDR5. cache.bytes = 0 turns the
-// cache off: every request passes straight through.
+// evicted line writes its dirty sticks back to LPDDR5. With
+// cache.write_allocate = 0 a write to a line the cache does not hold goes
+// around it to LPDDR5 (and takes LPDDR5's time); writes to held lines still
+// stay in the cache. cache.bytes = 0 turns the cache off: every request passes
+// straight through.
 
 #include <cstdint>
 #include <list>
@@ -40,10 +43,11 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
   MemoryCache(sc_core::sc_module_name name, const ArchConfig& arch);
 
   struct Stats {
-    int64_t hit_bytes = 0, miss_bytes = 0, writeback_bytes = 0;
+    int64_t hit_bytes = 0, miss_bytes = 0, writeback_bytes = 0, around_bytes = 0;
   };
   const Stats& stats() const { return stats_; }
-  // hit_bytes, miss_bytes (bytes of reads filled from LPDDR5), writeback_bytes
+  // hit_bytes, miss_bytes (bytes of reads filled from LPDDR5), writeback_bytes,
+  // write_around_bytes (writes sent past the cache without write-allocate)
   Counters counters() const override;
 
  private:
@@ -63,6 +67,7 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
 
   int64_t capacity_lines_, line_bytes_, sectors_, sector_bytes_;
   double ns_per_byte_, hit_latency_ns_;
+  bool write_allocate_;
   double free_at_ns_ = 0;
   sc_core::sc_event fill_known_;  // a fill's return time became known
   std::list<Entry> lru_;          // most recent first

@@ -401,7 +401,9 @@ TEST(WorkDivisionByModel, OtherOpsDivisionsAreScoredAsAChainWithLxPlanning) {
             std::string::npos)
       << sum.lx_chain;
   for (const auto& t : kept.tensors) {
-    if (t.role == Role::Intermediate) EXPECT_TRUE(t.in_lx) << t.name;
+    if (t.role == Role::Intermediate) {
+      EXPECT_TRUE(t.in_lx) << t.name;
+    }
   }
 }
 
@@ -422,7 +424,9 @@ TEST(WorkDivisionByModel, ScoresTheChainWhereInputClonesMoveTheOps) {
   EXPECT_EQ(g.tensors[static_cast<size_t>(clone->clone_of)].name, "x");
   EXPECT_TRUE(clone->in_lx);
   for (const Op& op : g.ops) {
-    if (op.type == "batchmatmul") EXPECT_EQ(op.work_division.rfind("model: ", 0), 0u) << op.work_division;
+    if (op.type == "batchmatmul") {
+      EXPECT_EQ(op.work_division.rfind("model: ", 0), 0u) << op.work_division;
+    }
   }
 }
 

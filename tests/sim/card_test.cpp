@@ -107,6 +107,23 @@ TEST(MemoryCache, SmallWorkingSetsHitAfterAWarmUpRun) {
   EXPECT_GE(small.cache_miss_bytes, small.hbm_read_bytes * 9 / 10);
 }
 
+// Write-around (cache.write_allocate=0): the warm add still reads its inputs
+// from the cache, but its output, which no earlier iteration read, goes past
+// the cache to LPDDR5 every iteration; the report stays physically possible.
+TEST(MemoryCache, WriteAroundSendsTheOutputToLpddrEveryIteration) {
+  auto o = test::hand_derived_arch();
+  o.push_back("cache.bytes=8388608");
+  o.push_back("cache.write_allocate=0");
+  const ArchConfig a = load_arch("", o);
+  const Program p = load_program(test::cli_bundle("add"), a.limits());
+  const RunReport r = simulate(p, a, nullptr, false, false, 1).report;
+  EXPECT_EQ(r.dram_read_bytes, 0);
+  EXPECT_EQ(r.cache_hit_bytes, r.hbm_read_bytes);
+  EXPECT_EQ(r.dram_write_bytes, r.hbm_write_bytes);
+  EXPECT_EQ(r.cache_writeback_bytes, 0);
+  for (const auto& c : physical_invariants(r, a)) EXPECT_TRUE(c.holds()) << c.name;
+}
+
 // Byte conservation: torch-spyre's decode down projection (32 cores, each
 // core's weight columns interleaved with the others') reads the 12800 x 4096
 // weight once in all. The cache cannot serve bytes no core

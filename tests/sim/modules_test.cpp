@@ -167,9 +167,9 @@ TEST(Lpddr5, FullChannelQueuesPushBackOnTheInitiator) {
 
 // The memory-side cache on LPDDR5, with two initiators (two cores).
 struct CacheBench {
-  CacheBench()
+  explicit CacheBench(std::vector<std::string> options = {})
       : context((begin_systemc_context(), 0)),
-        a(cached_arch()),
+        a(cached_arch(std::move(options))),
         mem("mem", a),
         cache("cache", a),
         first("first"),
@@ -178,9 +178,10 @@ struct CacheBench {
     first.socket.bind(cache.socket);
     second.socket.bind(cache.socket);
   }
-  static ArchConfig cached_arch() {
+  static ArchConfig cached_arch(std::vector<std::string> options) {
     auto o = test::hand_derived_arch();
     o.push_back("cache.bytes=65536");
+    o.insert(o.end(), options.begin(), options.end());
     return load_arch("", o);
   }
   int context;
@@ -227,6 +228,34 @@ TEST(MemoryCache, AStridedReadFillsOnlyItsSticks) {
   EXPECT_EQ(bench.mem.stats().read_bytes, 17 * 128);
   EXPECT_EQ(bench.cache.stats().miss_bytes, 17 * 128);
   EXPECT_EQ(bench.cache.stats().hit_bytes, 256);
+}
+
+// Write-allocate (the default): a write to a line the cache does not hold
+// stays in the cache, dirty, and reaches LPDDR5 only when evicted.
+// Write-around (cache.write_allocate=0): it goes to LPDDR5 at once and takes
+// as long as LPDDR5 does; a later read of it misses. A write to a line a read
+// brought in stays in the cache either way.
+TEST(MemoryCache, WritesToLinesItDoesNotHoldGoAroundItWithoutWriteAllocate) {
+  for (const bool allocate : {true, false}) {
+    SCOPED_TRACE(allocate ? "write-allocate" : "write-around");
+    CacheBench bench({allocate ? "cache.write_allocate=1" : "cache.write_allocate=0"});
+    double write_done = 0;
+    Driver d("d", [&] {
+      write_done = bench.first.request(true, 0, 2048);  // line 0: not held
+      bench.first.request(false, 0, 2048, 1000);        // then read back
+      bench.first.request(false, 2048, 2048, 2000);     // line 1: read first
+      bench.first.request(true, 2048, 2048, 3000);      // then written: held
+    });
+    sc_core::sc_start();
+    const double chunk_ns = 256.0 / (146.0 / 8);  // 8 chunks on 8 idle channels
+    const double hit_ns = 2048 / bench.a.cache.gbps + bench.a.cache.hit_latency_ns;
+    EXPECT_NEAR(write_done, allocate ? hit_ns : chunk_ns + 120, kPs);
+    EXPECT_EQ(bench.mem.stats().write_bytes, allocate ? 0 : 2048);
+    EXPECT_EQ(bench.mem.stats().read_bytes, allocate ? 2048 : 4096);
+    // Hits count the writes the cache took: all three with write-allocate.
+    EXPECT_EQ(bench.cache.stats().hit_bytes, allocate ? 3 * 2048 : 2048);
+    EXPECT_EQ(bench.cache.stats().around_bytes, allocate ? 0 : 2048);
+  }
 }
 
 // A core's DMA engine with its LX, on LPDDR5.
