@@ -431,6 +431,8 @@ Subcommand add_validate(CLI::App& app) {
   cmd->add_option("--report", v.report_path, "Write rows, per-shape ranking and the summary as JSON here");
   cmd->add_option("--csv", v.csv_path, "Write one line per row (measured, simulated, error) as CSV here");
   add_warmup_option(cmd, v.warmup, "profilers time repeated runs; 0: a cold start");
+  cmd->add_option("-j,--workers", v.workers, "Worker processes running rows (default: the machine's cores)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--quiet", o->quiet, "Print only the per-shape table and the summary");
   return {cmd, [o] {
             auto& v = o->validate;

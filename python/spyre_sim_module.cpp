@@ -171,13 +171,15 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
 }
 
 py::dict validate(const std::string& table, const Strings& where, const std::string& arch, const Strings& set,
-                  int warmup) {
+                  int warmup, int workers) {
   spyre::studies::ValidateOptions o;
   o.table = table;
   o.where = where;
   o.arch_path = arch;
   o.arch_overrides = set;
   o.warmup = warmup;
+  o.workers = workers;
+  // The rows run in forked processes that never touch Python.
   const spyre::studies::Validation v = without_gil([&] { return spyre::studies::run_validate(o); });
   return to_python(v.report);
 }
@@ -235,7 +237,7 @@ PYBIND11_MODULE(spyre_sim, m) {
   m.def("validate", &validate,
         "Run a table of measured kernels (matmul splits or streaming op records); the report as a dict",
         py::arg("table"), py::kw_only(), py::arg("where") = Strings{}, py::arg("arch") = "", py::arg("set") = Strings{},
-        py::arg("warmup") = 1);
+        py::arg("warmup") = 1, py::arg("workers") = 0);
   m.def("sweep", &sweep,
         "Run a sweep spec locally (or collect its Slurm shards); results in OUTPUT.csv/.json and as dicts; "
         "finished points of an earlier run are skipped",

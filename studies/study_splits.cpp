@@ -21,8 +21,7 @@ namespace {
 // One candidate in a worker: compile, run, the row's numbers as a JSON line.
 std::string run_candidate(const SplitStudyOptions& o, const MatmulSplit* split, const DeviceLimits& device,
                           const std::string& dir) {
-  Json out;
-  try {
+  return json_job_line(dir, [&]() -> Json {
     const MatmulSplit used = compile_matmul(o.shape, split, o.max_cores, device, dir);
     sim::RunOptions run;
     run.bundle = dir;
@@ -40,21 +39,14 @@ std::string run_candidate(const SplitStudyOptions& o, const MatmulSplit* split, 
         ++busy_cores;
       }
     }
-    out = {{"split", {used.b, used.m, used.n, used.k}},
-           {"kernel_us", kernel_us},
-           {"hbm_read_bytes", r.hbm_read_bytes},
-           {"hbm_write_bytes", r.hbm_write_bytes},
-           {"dram_read_bytes", r.dram_read_bytes},
-           {"lx_peak_bytes", lx_peak},
-           {"pt_busy_pct", busy_cores > 0 ? pt / static_cast<double>(busy_cores) : 0.0}};
-  } catch (const SpyreError& e) {
-    out = {{"error", e.what()}};
-  } catch (const std::exception& e) {
-    out = {{"error", std::string("internal error: ") + e.what()}};
-  }
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
-  return out.dump(-1, ' ', false, Json::error_handler_t::replace);  // messages may quote non-UTF-8 input bytes
+    return {{"split", {used.b, used.m, used.n, used.k}},
+            {"kernel_us", kernel_us},
+            {"hbm_read_bytes", r.hbm_read_bytes},
+            {"hbm_write_bytes", r.hbm_write_bytes},
+            {"dram_read_bytes", r.dram_read_bytes},
+            {"lx_peak_bytes", lx_peak},
+            {"pt_busy_pct", busy_cores > 0 ? pt / static_cast<double>(busy_cores) : 0.0}};
+  });
 }
 
 // Each job (a split, or null: the compiler's own) compiled and run in a worker.

@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 #include <sstream>
+#include <thread>
 
 #include "compiler/compiler.h"
 #include "compiler/program_writer.h"
@@ -22,6 +23,7 @@
 #include "studies/matmul_split.h"
 #include "studies/scratch_dir.h"
 #include "studies/sweep_op_graph.h"
+#include "studies/worker_pool.h"
 
 namespace spyre::studies {
 
@@ -89,24 +91,6 @@ struct RowNotCompiled {
   std::string reason;
 };
 
-// Compiles the row's shape with its split into `dir`.
-void compile_row(const CsvTable& table, size_t row, const DeviceLimits& device, const std::string& dir) {
-  const MatmulShape shape{table.integer(row, "B", 1), table.integer(row, "M", 1), table.integer(row, "K", 1),
-                          table.integer(row, "N", 1)};
-  const MatmulSplit split{table.integer(row, "split_b", 1), table.integer(row, "split_m", 1),
-                          table.integer(row, "split_n", 1), table.integer(row, "split_k", 1)};
-  if (shape.b == 1 && split.b > 1) table.fail_cell(row, "split_b", "B is 1: nothing to split");
-  if (split.cores() > device.cores)
-    table.fail_cell(
-        row, "split_b",
-        "the splits use " + std::to_string(split.cores()) + " cores; the card has " + std::to_string(device.cores));
-  try {
-    compile_matmul(shape, &split, split.cores(), device, dir);
-  } catch (const SpyreError& e) {
-    throw RowNotCompiled{e.what()};
-  }
-}
-
 std::string shape_name(const CsvTable& table, size_t row) {
   std::string name;
   for (const char* column : {"phase", "op"}) {
@@ -161,10 +145,21 @@ sim::RunOptions run_options(const ValidateOptions& options) {
   return run;
 }
 
+// One row ready to run: read from the table, its cells checked (here, before
+// any row runs), and what a worker needs to simulate it.
+struct RowJob {
+  ValidateRow row;                                            // all but simulated_us
+  sim::RunOptions run;                                        // the row's LX fraction; its own bundle, if it has one
+  std::optional<std::pair<MatmulShape, MatmulSplit>> matmul;  // a split row without a bundle: compiled
+  std::vector<SweepProgram> programs;                         // a sweep row: compiled on `cores`, run in turn
+  int cores = 0;
+  bool lx_planning = false;
+};
+
 // A matmul split row: its own bundle or the shape compiled with the split.
-ValidateRow run_split_row(const CsvTable& table, size_t r, const ValidateOptions& options, const ArchConfig& arch,
-                          ScratchDir& scratch) {
-  ValidateRow row;
+RowJob prepare_split_row(const CsvTable& table, size_t r, const ValidateOptions& options, const ArchConfig& arch) {
+  RowJob job;
+  ValidateRow& row = job.row;
   row.line = table.line(r);
   row.op = table.text(r, "op");
   row.shape = shape_name(table, r);
@@ -172,23 +167,29 @@ ValidateRow run_split_row(const CsvTable& table, size_t r, const ValidateOptions
               table.text(r, "split_k");
   row.measured_us = table.number(r, "measured_us");
   if (row.measured_us <= 0) table.fail_cell(r, "measured_us", "a device time must be positive");
-  sim::RunOptions run = run_options(options);
+  job.run = run_options(options);
   if (!table.text(r, "lx_fraction").empty()) {
     const double f = table.number(r, "lx_fraction");
     if (!(f > 0 && f <= 1)) table.fail_cell(r, "lx_fraction", "must be in (0, 1] (DXP_LX_FRAC_AVAIL)");
     row.lx_fraction = f;
-    run.arch_overrides.push_back("lx.backend_reserved_fraction=" + table.text(r, "lx_fraction"));
+    job.run.arch_overrides.push_back("lx.backend_reserved_fraction=" + table.text(r, "lx_fraction"));
   }
   row.lx = lx_text(row.lx_fraction);
-  run.bundle = row_bundle(table, r);
-  row.source = run.bundle;
-  if (run.bundle.empty()) {
-    run.bundle = scratch.file("row" + std::to_string(row.line));
-    compile_row(table, r, arch.limits(), run.bundle);
-    row.source = "compiled";
-  }
-  row.simulated_us = simulate_us(run);
-  return row;
+  job.run.bundle = row_bundle(table, r);
+  row.source = job.run.bundle;
+  if (!job.run.bundle.empty()) return job;
+  row.source = "compiled";
+  const MatmulShape shape{table.integer(r, "B", 1), table.integer(r, "M", 1), table.integer(r, "K", 1),
+                          table.integer(r, "N", 1)};
+  const MatmulSplit split{table.integer(r, "split_b", 1), table.integer(r, "split_m", 1),
+                          table.integer(r, "split_n", 1), table.integer(r, "split_k", 1)};
+  if (shape.b == 1 && split.b > 1) table.fail_cell(r, "split_b", "B is 1: nothing to split");
+  if (split.cores() > arch.cores)
+    table.fail_cell(
+        r, "split_b",
+        "the splits use " + std::to_string(split.cores()) + " cores; the card has " + std::to_string(arch.cores));
+  job.matmul.emplace(shape, split);
+  return job;
 }
 
 // The sweep's time column: kernel_us_median (its export), else measured_us.
@@ -198,10 +199,11 @@ std::string sweep_time_column(const CsvTable& table) {
   fail(table.path(), "line 1", "no column 'kernel_us_median' or 'measured_us' (the measured device time)");
 }
 
-// A streaming op row: its programs compiled on its cores and run in turn.
-ValidateRow run_sweep_row(const CsvTable& table, size_t r, const std::vector<SweepProgram>& programs,
-                          const ValidateOptions& options, const ArchConfig& arch, ScratchDir& scratch) {
-  ValidateRow row;
+// A streaming op row: its programs, compiled on its cores and run in turn.
+RowJob prepare_sweep_row(const CsvTable& table, size_t r, std::vector<SweepProgram> programs,
+                         const ValidateOptions& options, const ArchConfig& arch) {
+  RowJob job;
+  ValidateRow& row = job.row;
   row.line = table.line(r);
   row.op = table.text(r, "op");
   row.shape = row.op + " " + table.text(r, "rows") + "x" + table.text(r, "cols");
@@ -215,23 +217,62 @@ ValidateRow run_sweep_row(const CsvTable& table, size_t r, const std::vector<Swe
   if (!lx.empty() && lx != "0" && lx != "1") table.fail_cell(r, "lx", "must be 0 or 1 (LX planning off or on)");
   row.lx = lx == "1" ? "on" : "off";
   row.source = "compiled";
-  for (size_t p = 0; p < programs.size(); ++p) {
-    compiler::CompileOptions compile;
-    compile.device = arch.limits();
-    compile.cores = static_cast<int>(cores);
-    compile.lx.enabled = lx == "1";
-    compiler::Graph compiled;
+  job.run = run_options(options);
+  job.programs = std::move(programs);
+  job.cores = static_cast<int>(cores);
+  job.lx_planning = lx == "1";
+  return job;
+}
+
+// Compiles what the row needs under `dir` (removed after) and runs it: the
+// simulated device time. Throws RowNotCompiled for a row the compiler refuses.
+double simulate_row(const RowJob& job, const ArchConfig& arch, const std::string& dir) {
+  if (!job.matmul && job.programs.empty()) return simulate_us(job.run);
+  std::vector<std::pair<sim::RunOptions, int>> runs;  // each program and how often it runs
+  if (job.matmul) {
     try {
-      compiled = compiler::compile(programs[p].graph, compile);
+      compile_matmul(job.matmul->first, &job.matmul->second, job.matmul->second.cores(), arch.limits(), dir);
     } catch (const SpyreError& e) {
       throw RowNotCompiled{e.what()};
     }
-    sim::RunOptions run = run_options(options);
-    run.bundle = scratch.file("row" + std::to_string(row.line) + "_" + std::to_string(p));
-    compiler::write_program_dir(run.bundle, compiler::program_files(compiled, compiler::resolve_options(compile)));
-    row.simulated_us += programs[p].runs * simulate_us(run);
+    runs.emplace_back(job.run, 1);
+    runs.back().first.bundle = dir;
   }
-  return row;
+  for (size_t p = 0; p < job.programs.size(); ++p) {
+    compiler::CompileOptions compile;
+    compile.device = arch.limits();
+    compile.cores = job.cores;
+    compile.lx.enabled = job.lx_planning;
+    compiler::Graph compiled;
+    try {
+      compiled = compiler::compile(job.programs[p].graph, compile);
+    } catch (const SpyreError& e) {
+      throw RowNotCompiled{e.what()};
+    }
+    runs.emplace_back(job.run, job.programs[p].runs);
+    runs.back().first.bundle = (std::filesystem::path(dir) / std::to_string(p)).string();
+    compiler::write_program_dir(runs.back().first.bundle,
+                                compiler::program_files(compiled, compiler::resolve_options(compile)));
+  }
+  double us = 0;
+  for (const auto& [run, times] : runs) us += times * simulate_us(run);
+  return us;
+}
+
+// One row in a worker: {"simulated_us"}, {"skipped": why} or {"error": message}.
+std::string run_row_job(const RowJob& job, const ArchConfig& arch, const std::string& dir) {
+  return json_job_line(dir, [&]() -> Json {
+    try {
+      return {{"simulated_us", simulate_row(job, arch, dir)}};
+    } catch (const RowNotCompiled& e) {
+      return {{"skipped", e.reason}};
+    }
+  });
+}
+
+// A message about the row on `line`, naming the table and the line.
+std::string row_message(const CsvTable& table, int line, const std::string& what) {
+  return what.rfind(table.path(), 0) == 0 ? what : table.path() + ": line " + std::to_string(line) + ": " + what;
 }
 
 // True for a "failed" cell that says so (the sweep marks failed runs).
@@ -258,40 +299,85 @@ Validation run_validate(const ValidateOptions& options) {
   }
   const auto where = parse_where(options.where, table);
   const ArchConfig arch = load_arch(options.arch_path, options.arch_overrides);
-  ScratchDir scratch("validate");
 
+  // The kept rows in the table's order: a job to run, or skipped already.
+  struct Entry {
+    std::optional<RowJob> job;
+    SkippedRow skipped;
+  };
+  std::vector<Entry> entries;
   for (size_t r = 0; r < table.rows(); ++r) {
     if (!std::all_of(where.begin(), where.end(), [&](const auto& w) { return table.text(r, w.first) == w.second; }))
       continue;
-    std::optional<std::vector<SweepProgram>> programs;
-    if (sweep) {
-      const std::string op = table.text(r, "op");
-      if (failed_measurement(table, r)) {
-        v.skipped.push_back({table.line(r), op, "the measurement failed (column failed)"});
-        continue;
-      }
-      programs = sweep_op_programs(op, table.integer(r, "rows", 1), table.integer(r, "cols", 1));
-      if (!programs) {
-        v.skipped.push_back({table.line(r), op, "no graph for this op (validate runs " + sweep_op_names() + ")"});
-        continue;
-      }
-    }
-    ValidateRow row;
+    const std::string op = table.has("op") ? table.text(r, "op") : shape_name(table, r);
     try {
-      row = sweep ? run_sweep_row(table, r, *programs, options, arch, scratch)
-                  : run_split_row(table, r, options, arch, scratch);
-    } catch (const RowNotCompiled& e) {
-      v.skipped.push_back({table.line(r), table.has("op") ? table.text(r, "op") : shape_name(table, r),
-                           "the compiler cannot make it: " + e.reason});
-      continue;
+      if (!sweep) {
+        entries.push_back({prepare_split_row(table, r, options, arch), {}});
+        continue;
+      }
+      if (failed_measurement(table, r)) {
+        entries.push_back({std::nullopt, {table.line(r), op, "the measurement failed (column failed)"}});
+        continue;
+      }
+      auto programs = sweep_op_programs(op, table.integer(r, "rows", 1), table.integer(r, "cols", 1));
+      if (!programs) {
+        entries.push_back(
+            {std::nullopt, {table.line(r), op, "no graph for this op (validate runs " + sweep_op_names() + ")"}});
+        continue;
+      }
+      entries.push_back({prepare_sweep_row(table, r, std::move(*programs), options, arch), {}});
     } catch (const SpyreError& e) {
-      const std::string what = e.what();
-      const std::string prefix = table.path() + ": line " + std::to_string(table.line(r)) + ": ";
-      throw SpyreError(what.rfind(table.path(), 0) == 0 ? what : prefix + what);
+      throw SpyreError(row_message(table, table.line(r), e.what()));
     }
-    if (options.on_row) options.on_row(row);
-    v.rows.push_back(row);
   }
+
+  // The jobs run in worker processes; their rows are taken (and reported to
+  // on_row) in the table's order as they complete, up to the first error.
+  std::vector<size_t> job_entry;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].job) job_entry.push_back(i);
+  }
+  std::vector<std::optional<Json>> results(entries.size());
+  size_t taken = 0;
+  std::optional<std::string> error;
+  auto take_ready = [&] {
+    for (; taken < entries.size() && !error; ++taken) {
+      Entry& entry = entries[taken];
+      if (!entry.job) {
+        v.skipped.push_back(entry.skipped);
+        continue;
+      }
+      if (!results[taken]) return;
+      const Json& result = *results[taken];
+      const int line = entry.job->row.line;
+      if (result.contains("error")) {
+        error = row_message(table, line, result.at("error").get<std::string>());
+      } else if (result.contains("skipped")) {
+        v.skipped.push_back({line, entry.job->row.op.empty() ? entry.job->row.shape : entry.job->row.op,
+                             "the compiler cannot make it: " + result.at("skipped").get<std::string>()});
+      } else {
+        ValidateRow row = entry.job->row;
+        row.simulated_us = result.at("simulated_us").get<double>();
+        if (options.on_row) options.on_row(row);
+        v.rows.push_back(row);
+      }
+    }
+  };
+  ScratchDir scratch("validate");
+  WorkerPoolOptions pool;
+  pool.workers = options.workers > 0 ? options.workers : static_cast<int>(std::thread::hardware_concurrency());
+  run_in_worker_pool(
+      job_entry.size(), pool,
+      [&](size_t j) {
+        const RowJob& job = *entries[job_entry[j]].job;
+        return run_row_job(job, arch, scratch.file("row" + std::to_string(job.row.line)));
+      },
+      [&](size_t j, const std::string* line, const std::string& failure) {
+        results[job_entry[j]] = line != nullptr ? Json::parse(*line) : Json{{"error", failure}};
+        take_ready();
+      });
+  take_ready();
+  if (error) throw SpyreError(*error);
   if (v.rows.empty() && !v.skipped.empty())
     fail(options.table, "line " + std::to_string(v.skipped[0].line), "no row could be run: " + v.skipped[0].reason);
   if (v.rows.empty()) fail(options.table, "--where", "no row is left to validate");

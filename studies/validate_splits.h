@@ -49,7 +49,8 @@ struct ValidateOptions {
   int warmup = 1;
   std::string report_path;                         // JSON
   std::string csv_path;                            // one row per measurement: measured, simulated, error
-  std::function<void(const ValidateRow&)> on_row;  // called as each row finishes
+  int workers = 0;                                 // processes running rows at once; 0: one per hardware thread
+  std::function<void(const ValidateRow&)> on_row;  // called for each row run, in the table's order
 };
 
 // A row not run, and why (an op without a graph, a failed measurement, a

@@ -8,8 +8,11 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "runtime/error.h"
 
@@ -236,6 +239,20 @@ void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std
   }
   if (interrupted || g_stop_requested != 0)
     fail("", "interrupted", "stopped by a signal; the points that finished are kept");
+}
+
+std::string json_job_line(const std::string& dir, const std::function<Json()>& body) {
+  Json out;
+  try {
+    out = body();
+  } catch (const SpyreError& e) {
+    out = {{"error", e.what()}};
+  } catch (const std::exception& e) {
+    out = {{"error", std::string("internal error: ") + e.what()}};
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  return out.dump(-1, ' ', false, Json::error_handler_t::replace);  // messages may quote non-UTF-8 input bytes
 }
 
 }  // namespace spyre::studies

@@ -11,6 +11,8 @@
 #include <functional>
 #include <string>
 
+#include "runtime/json_fwd.h"
+
 namespace spyre::studies {
 
 struct WorkerPoolOptions {
@@ -24,5 +26,9 @@ struct WorkerPoolOptions {
 void run_in_worker_pool(
     size_t jobs, const WorkerPoolOptions& options, const std::function<std::string(size_t)>& work,
     const std::function<void(size_t job, const std::string* line, const std::string& failure)>& done);
+
+// A job's answer as one line: the JSON `body` returns, or {"error": message}
+// when it throws; the job's scratch folder `dir` is removed either way.
+std::string json_job_line(const std::string& dir, const std::function<Json()>& body);
 
 }  // namespace spyre::studies

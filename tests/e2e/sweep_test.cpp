@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 #include "runtime/error.h"
 #include "studies/sweep_runner.h"
@@ -121,6 +125,22 @@ TEST(WorkerPool, FailuresStayWithTheirJobAndCtrlCStopsThePool) {
   });
   EXPECT_EQ(message, "interrupted: stopped by a signal; the points that finished are kept");
   EXPECT_EQ(partial, (std::map<size_t, std::string>{{0, "ran 0"}}));
+}
+
+// A job's line: the body's JSON, or its error as {"error"}; its scratch
+// folder goes either way.
+TEST(WorkerPool, JsonJobLinesCarryTheResultOrTheErrorAndRemoveTheFolder) {
+  TempDir dir;
+  const std::string job = dir.file("job");
+  std::filesystem::create_directories(job + "/bundle");
+  EXPECT_EQ(studies::json_job_line(job, [] { return Json{{"us", 1.5}}; }), R"({"us":1.5})");
+  EXPECT_FALSE(std::filesystem::exists(job));
+  std::filesystem::create_directories(job);
+  EXPECT_EQ(studies::json_job_line(job, []() -> Json { fail("t.csv", "line 2", "bad cell"); }),
+            R"({"error":"t.csv: line 2: bad cell"})");
+  EXPECT_FALSE(std::filesystem::exists(job));
+  EXPECT_EQ(studies::json_job_line(job, []() -> Json { throw std::out_of_range("index 9"); }),
+            R"({"error":"internal error: index 9"})");
 }
 
 // A YAML spec is the same spec: the same points, values and hashes as its

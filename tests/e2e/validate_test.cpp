@@ -165,6 +165,56 @@ TEST(Validate, SkipsRowsTheCompilerCannotMakeAndRunsTheRest) {
             "do not divide");
 }
 
+// Rows run in worker processes; each is taken as it completes but reported
+// (on_row, rows, skipped) in the table's order, the same for any count.
+TEST(Validate, WorkersRunRowsAtOnceAndReportThemInTheTablesOrder) {
+  TempDir dir;
+  const std::string table = dir.file("t.csv");
+  write_text(table, kHeader +
+                        "decode,K/V proj,1,64,1024,4096,1,32,1,1,0.2,211.1,\n"
+                        "decode,K/V proj,1,64,1024,4096,1,1,3,1,0.2,70,\n"
+                        "decode,K/V proj,1,64,1024,4096,1,1,1,32,0.2,73.17,\n"
+                        "decode,K/V proj,1,64,1024,4096,1,8,4,1,0.2,60.5,\n");
+  auto run = [&](int workers) {
+    auto o = options_for(table);
+    o.workers = workers;
+    std::vector<int> reported;
+    o.on_row = [&](const studies::ValidateRow& row) { reported.push_back(row.line); };
+    auto v = studies::run_validate(o);
+    EXPECT_EQ(reported, (std::vector<int>{2, 4, 5})) << workers << " workers";
+    return v;
+  };
+  const auto one = run(1), three = run(3);
+  ASSERT_EQ(three.rows.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(three.rows[i].line, one.rows[i].line);
+    EXPECT_EQ(three.rows[i].simulated_us, one.rows[i].simulated_us) << three.rows[i].split;
+  }
+  ASSERT_EQ(three.skipped.size(), 1u);
+  EXPECT_EQ(three.skipped[0].line, 3);
+  EXPECT_EQ(three.report.dump(), one.report.dump());
+}
+
+// A bundle that fails in a worker stops validate with one line naming the
+// table's line; the rows before it were reported.
+TEST(Validate, ARowsBundleThatFailsInAWorkerNamesItsLine) {
+  TempDir dir;
+  const std::string table = dir.file("t.csv");
+  std::filesystem::create_directory(dir.file("broken"));
+  write_text(dir.file("broken/sdsc_0.json"), "{");
+  write_text(table, kHeader +
+                        "decode,K/V proj,1,64,1024,4096,1,1,1,32,0.2,73.17,\n"
+                        "decode,K/V proj,1,64,1024,4096,1,8,4,1,0.2,60.5,broken\n");
+  auto o = options_for(table);
+  o.workers = 2;
+  std::vector<int> reported;
+  o.on_row = [&](const studies::ValidateRow& row) { reported.push_back(row.line); };
+  const std::string e = error_of([&] { studies::run_validate(o); });
+  EXPECT_EQ(e.rfind(table + ": line 3: ", 0), 0u) << e;
+  EXPECT_NE(e.find("sdsc_0.json"), std::string::npos) << e;
+  EXPECT_EQ(reported, (std::vector<int>{2}));
+}
+
 TEST(Validate, CliPrintsRowsShapesAndSummaryAndExitsOneOnBadInput) {
   TempDir dir;
   const std::string table = dir.file("t.csv");
