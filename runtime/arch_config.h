@@ -70,7 +70,9 @@ struct ArchConfig {
     int channels;
     double peak_gbps, read_gbps, write_gbps;
     double turnaround_ns, latency_ns;
-    double write_ack_ns;  // < 0: writes complete like reads (latency after the data); else posted
+    double write_ack_ns;    // < 0: writes complete like reads (latency after the data); else posted
+    double raw_read_extra;  // extra channel time of reading bytes the cores wrote, x a read's
+    double raw_run_ns;      // and per run of such a read
     int64_t interleave_bytes;
     int64_t mixed_batch_bytes;  // reads and writes served per pair of turnarounds
     double mixed_window_ns;     // time constant of a channel's recent read/write mix

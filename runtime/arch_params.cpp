@@ -188,6 +188,18 @@ const std::vector<ArchParam>& arch_params() {
       {SPYRE_FIELD(lpddr5.write_ack_ns), .unit = "ns", .value = -1.0, .min = -1, .max = 1e6, .integer = false,
        .source = "assumption: -1 = a write completes latency_ns after its data reaches the channel; >= 0 = posted "
                  "writes, acknowledged this long after the controller admits them"},
+      {SPYRE_FIELD(lpddr5.raw_read_extra), .unit = "x a read's channel time", .value = 0.6, .min = 0, .max = 100,
+       .integer = false,
+       .source = "calibrated (docs/calibration.md, Read-after-write): a chain of dependent adds runs 13-43% slower per "
+                 "add than add_indep2 moving the same bytes (calibration/add_bcast_sweep_records.csv), ~3.4 us per MiB "
+                 "plus a part per run; fitted with raw_run_ns on the chain rows (0.4-0.8 x 60-140 ns gave chain "
+                 "medians of 4.6-7.6%); cause not known",
+       .before_calibration = 0.0},
+      {SPYRE_FIELD(lpddr5.raw_run_ns), .unit = "ns per run", .value = 100.0, .min = 0, .max = 1e6, .integer = false,
+       .source = "calibrated with lpddr5.raw_read_extra (docs/calibration.md, Read-after-write): the chains' extra per "
+                 "add falls with the length of a core's runs (2 KiB: 9-12 us per MiB, 8 KiB: 4.6-4.9, 32 KiB: "
+                 "3.7-3.8); cause not known",
+       .before_calibration = 0.0},
       {SPYRE_FIELD(lpddr5.interleave_bytes), .unit = "bytes", .value = 256, .min = 32, .max = 1 << 30, .integer = true,
        .source = "assumption: addresses interleave across channels every 256 bytes"},
       {SPYRE_FIELD(lpddr5.mixed_batch_bytes), .unit = "bytes per channel", .value = 2700, .min = 32, .max = 1 << 30,

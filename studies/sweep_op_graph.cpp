@@ -49,28 +49,25 @@ int chain_inputs(const std::string& op) {
 std::string sweep_op_names() { return "add, addN, addN_sep (N = 3..9), add_indep2, amax, bcast, bcastcol"; }
 
 std::optional<std::vector<SweepProgram>> sweep_op_programs(const std::string& name, int64_t rows, int64_t cols) {
-  if (name == "add") return std::vector<SweepProgram>{{add_chain(name, 2, rows, cols), 1}};
+  if (name == "add") return std::vector<SweepProgram>{{add_chain(name, 2, rows, cols)}};
   if (const int n = chain_inputs(name); n > 0) {
-    if (name.size() == 4) return std::vector<SweepProgram>{{add_chain(name, n, rows, cols), 1}};
-    // Separate launches of one add: identical programs, so one is built and run n - 1 times.
-    return std::vector<SweepProgram>{{add_chain(name, 2, rows, cols), n - 1}};
+    // Separate launches keep nothing in LX between them.
+    return std::vector<SweepProgram>{{add_chain(name, n, rows, cols), name.size() > 4}};
   }
   if (name == "add_indep2") {
     return std::vector<SweepProgram>{{graph(name,
                                             {input("a", rows, cols), input("b", rows, cols), input("c", rows, cols),
                                              input("d", rows, cols), output("y"), output("z")},
-                                            {op("add", {"a", "b"}, "y"), op("add", {"c", "d"}, "z")}),
-                                      1}};
+                                            {op("add", {"a", "b"}, "y"), op("add", {"c", "d"}, "z")})}};
   }
   if (name == "amax") {
-    return std::vector<SweepProgram>{
-        {graph(name, {input("a", rows, cols), output("y")}, {op("amax", {"a"}, "y", {{"dim", -1}, {"keepdim", true}})}),
-         1}};
+    return std::vector<SweepProgram>{{graph(name, {input("a", rows, cols), output("y")},
+                                            {op("amax", {"a"}, "y", {{"dim", -1}, {"keepdim", true}})})}};
   }
   if (name == "bcast" || name == "bcastcol") {
     const Json b = name == "bcast" ? input("b", 1, cols) : input("b", rows, 1);
     return std::vector<SweepProgram>{
-        {graph(name, {input("a", rows, cols), b, output("y")}, {op("add", {"a", "b"}, "y")}), 1}};
+        {graph(name, {input("a", rows, cols), b, output("y")}, {op("add", {"a", "b"}, "y")})}};
   }
   return std::nullopt;
 }

@@ -6,8 +6,11 @@
 //   add         y = a + b
 //   addN        ((a + b) + c) + ... over N inputs (N = 3..9), one program:
 //               the intermediates go through HBM unless LX planning keeps them
-//   addN_sep    the same chain as N - 1 programs, one add each (separate
-//               launches: every intermediate goes through HBM)
+//   addN_sep    the same chain as N - 1 launches, one add each: every
+//               intermediate goes through HBM, and each add reads the one the
+//               add before it wrote. Run as the chain's program without LX
+//               planning (a launch's device time is its SDSCs'; launch
+//               overhead is not device time).
 //   add_indep2  y = a + b and z = c + d, one program
 //   amax        y = amax(a, dim=-1, keepdim=True)
 //   bcast       y = a + b, b of shape [1, cols]
@@ -22,10 +25,10 @@
 
 namespace spyre::studies {
 
-// A program the row runs `runs` times, one after another.
+// A program of the row.
 struct SweepProgram {
   compiler::Graph graph;
-  int runs = 1;
+  bool hbm_intermediates = false;  // compiled without LX planning whatever the row's lx
 };
 
 // The programs of one row, in order; nullopt for an op not listed above.

@@ -228,34 +228,34 @@ RowJob prepare_sweep_row(const CsvTable& table, size_t r, std::vector<SweepProgr
 // simulated device time. Throws RowNotCompiled for a row the compiler refuses.
 double simulate_row(const RowJob& job, const ArchConfig& arch, const std::string& dir) {
   if (!job.matmul && job.programs.empty()) return simulate_us(job.run);
-  std::vector<std::pair<sim::RunOptions, int>> runs;  // each program and how often it runs
+  std::vector<sim::RunOptions> runs;  // each program, run in turn
   if (job.matmul) {
     try {
       compile_matmul(job.matmul->first, &job.matmul->second, job.matmul->second.cores(), arch.limits(), dir);
     } catch (const SpyreError& e) {
       throw RowNotCompiled{e.what()};
     }
-    runs.emplace_back(job.run, 1);
-    runs.back().first.bundle = dir;
+    runs.push_back(job.run);
+    runs.back().bundle = dir;
   }
   for (size_t p = 0; p < job.programs.size(); ++p) {
     compiler::CompileOptions compile;
     compile.device = arch.limits();
     compile.cores = job.cores;
-    compile.lx.enabled = job.lx_planning;
+    compile.lx.enabled = job.lx_planning && !job.programs[p].hbm_intermediates;
     compiler::Graph compiled;
     try {
       compiled = compiler::compile(job.programs[p].graph, compile);
     } catch (const SpyreError& e) {
       throw RowNotCompiled{e.what()};
     }
-    runs.emplace_back(job.run, job.programs[p].runs);
-    runs.back().first.bundle = (std::filesystem::path(dir) / std::to_string(p)).string();
-    compiler::write_program_dir(runs.back().first.bundle,
+    runs.push_back(job.run);
+    runs.back().bundle = (std::filesystem::path(dir) / std::to_string(p)).string();
+    compiler::write_program_dir(runs.back().bundle,
                                 compiler::program_files(compiled, compiler::resolve_options(compile)));
   }
   double us = 0;
-  for (const auto& [run, times] : runs) us += times * simulate_us(run);
+  for (const auto& run : runs) us += simulate_us(run);
   return us;
 }
 

@@ -4,6 +4,8 @@
 #include <functional>
 #include <vector>
 
+#include "sim/hw/interfaces.h"
+
 namespace spyre::sim {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const ArchConfig& arch, DmaDirection direction, MemoryPort& port)
@@ -74,7 +76,13 @@ void DmaEngine::transfer(std::span<const Transfer> transfers, const std::string&
     hbm.set_streaming_width(static_cast<unsigned int>(size));
     hbm.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = ns(port_start - now_ns());
-    socket->b_transport(hbm, delay);
+    if (starts_run && !store) {
+      RunStart run_start;
+      ScopedExtension<RunStart> marked(hbm, run_start);
+      socket->b_transport(hbm, delay);
+    } else {
+      socket->b_transport(hbm, delay);
+    }
     const double done = now_ns() + delay.to_seconds() * 1e9;
     in_flight_.push_back({done, size});
     std::push_heap(in_flight_.begin(), in_flight_.end(), earliest_first);

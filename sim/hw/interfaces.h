@@ -62,6 +62,14 @@ struct RingRoute : tlm::tlm_extension<RingRoute> {
   void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const RingRoute&>(other); }
 };
 
+// Marks a DMA read request that begins a run of the transfer (the first
+// request of a descriptor's contiguous stretch); LPDDR5's read-after-write
+// cost is paid per run (docs/model.md).
+struct RunStart : tlm::tlm_extension<RunStart> {
+  tlm::tlm_extension_base* clone() const override { return new RunStart(*this); }
+  void copy_from(const tlm::tlm_extension_base&) override {}
+};
+
 // A transfer's length when it does not fit the payload's 32-bit data length
 // (a host upload of a tensor above 4 GiB).
 struct WideLength : tlm::tlm_extension<WideLength> {

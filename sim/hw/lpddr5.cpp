@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/hw/busy_log.h"
+#include "sim/hw/interfaces.h"
 
 namespace spyre::sim {
 
@@ -21,6 +22,8 @@ Lpddr5::Lpddr5(sc_core::sc_module_name name, const ArchConfig& arch)
                 arch.lpddr5.channels / arch.lpddr5.read_gbps),
       latency_ns_(arch.lpddr5.latency_ns),
       write_ack_ns_(arch.lpddr5.write_ack_ns),
+      raw_read_extra_(arch.lpddr5.raw_read_extra),
+      raw_run_ns_(arch.lpddr5.raw_run_ns),
       interleave_(arch.lpddr5.interleave_bytes),
       mixed_batch_(arch.lpddr5.mixed_batch_bytes) {
   socket.register_b_transport(this, &Lpddr5::b_transport);
@@ -62,6 +65,8 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
   wait_until_ns(backlog_end - queue_ns_);
   arrival = std::max(arrival, now_ns());
   const double ns_per_byte = write ? write_ns_per_byte_ : read_ns_per_byte_;
+  const bool raw_costs = !write && (raw_read_extra_ > 0 || raw_run_ns_ > 0);
+  bool run_start = raw_costs && payload.get_extension<RunStart>() != nullptr;
   int64_t address = first;
   int64_t remaining = length;
   double last_chunk_end = arrival;
@@ -70,6 +75,13 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
     Channel& ch = channels_[channel_of(address)];
     const double start = std::max(arrival, ch.free_at_ns);
     double duration = static_cast<double>(chunk) * ns_per_byte;
+    if (raw_costs) {
+      const int64_t raw = written_.overlap(address, address + chunk);
+      stats_.raw_read_bytes += raw;
+      duration += static_cast<double>(raw) * ns_per_byte * raw_read_extra_;
+      if (run_start && raw > 0) duration += raw_run_ns_;
+      run_start = false;
+    }
     // The channel's recent traffic (bytes of each direction, decaying over
     // mixed_window_ns): how mixed it is sets this chunk's share of turnarounds.
     if (start > ch.recent_at_ns) {
@@ -91,12 +103,17 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
     remaining -= chunk;
   }
   (write ? stats_.write_bytes : stats_.read_bytes) += length;
+  if (write) written_.add(first, first + length);
   const double done = write && write_ack_ns_ >= 0 ? arrival + write_ack_ns_ : last_chunk_end + latency_ns_;
   delay = ns(done - now_ns());
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 unsigned int Lpddr5::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+  if (payload.is_write()) {
+    const auto first = static_cast<int64_t>(payload.get_address());
+    written_.remove(first, first + payload_bytes(payload));
+  }
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   return payload.get_data_length();
 }
@@ -106,6 +123,7 @@ Counters Lpddr5::counters() const {
   for (double b : stats_.channel_busy_ns) busy += b;
   return {{"read_bytes", static_cast<double>(stats_.read_bytes)},
           {"write_bytes", static_cast<double>(stats_.write_bytes)},
+          {"raw_read_bytes", static_cast<double>(stats_.raw_read_bytes)},
           {"turnarounds", stats_.turnarounds},
           {"channels", static_cast<double>(stats_.channel_busy_ns.size())},
           {"channel_busy_ns", busy}};

@@ -20,6 +20,12 @@
 // request that would exceed that waits in b_transport until there is room, so
 // requests enter the channels in time order, as a bounded controller queue
 // forces them to.
+// Read-after-write: a read of bytes the cores wrote (rather than the host
+// uploaded) costs raw_read_extra more channel time per byte, and a run of
+// such a read raw_run_ns more on its first chunk's channel. The card moves a
+// chain of dependent adds 13-43% slower per add than the same bytes without
+// the dependency (calibration/add_bcast_sweep_records.csv, add_indep2); the
+// cause is not known, the two values are fitted (docs/calibration.md).
 // Timing is otherwise annotated on the b_transport delay (approximately
 // timed: resource reservation, one call per DMA request).
 
@@ -31,6 +37,7 @@
 #include <tlm>
 
 #include "runtime/arch_config.h"
+#include "sim/hw/address_ranges.h"
 #include "sim/hw/hardware_block.h"
 
 namespace spyre::sim {
@@ -43,17 +50,19 @@ class Lpddr5 : public sc_core::sc_module, public HardwareBlock {
 
   struct Stats {
     int64_t read_bytes = 0, write_bytes = 0;
-    double turnarounds = 0;  // mixed batches served (x2 bus turnarounds)
+    int64_t raw_read_bytes = 0;  // reads of bytes the cores wrote
+    double turnarounds = 0;      // mixed batches served (x2 bus turnarounds)
     std::vector<double> channel_busy_ns;
   };
   const Stats& stats() const { return stats_; }
-  // read_bytes, write_bytes, turnarounds, channels, channel_busy_ns (summed over channels)
+  // read_bytes, write_bytes, raw_read_bytes, turnarounds, channels, channel_busy_ns (summed over channels)
   Counters counters() const override;
   size_t channel_of(int64_t address) const;  // which channel serves this byte
 
  private:
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-  // Untimed access (host uploads): nothing to account.
+  // Untimed access (host uploads and downloads): nothing to account; an
+  // upload's bytes are the host's, no longer written by the cores.
   unsigned int transport_dbg(int initiator, tlm::tlm_generic_payload& payload);
 
   struct Channel {
@@ -69,6 +78,8 @@ class Lpddr5 : public sc_core::sc_module, public HardwareBlock {
   double queue_ns_;                // backlog a channel accepts
   double latency_ns_;
   double write_ack_ns_;  // < 0: writes complete like reads
+  double raw_read_extra_, raw_run_ns_;
+  AddressRanges written_;  // bytes the cores have written since the host last uploaded them
   int64_t interleave_, mixed_batch_;
   Stats stats_;
 };

@@ -54,7 +54,13 @@ MemoryCache::Entry& MemoryCache::touch(int64_t line) {
     const Entry victim = lru_.back();
     lru_.pop_back();
     where_.erase(victim.line);
-    if (victim.dirty != 0) write_back(victim);
+    if (victim.dirty != 0) {
+      write_back(victim);
+      // The write-back may have waited in LPDDR5 while other requests
+      // evicted the line just added: look it up again, re-adding it if so.
+      auto again = where_.find(line);
+      return again != where_.end() ? *again->second : touch(line);
+    }
   }
   return added;
 }
@@ -138,11 +144,16 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   stats_.hit_bytes += length - around_bytes - std::min(filled, length);
   stats_.around_bytes += around_bytes;
   if (!fills.empty()) {
+    // A run whose first bytes miss starts a run in LPDDR5 too.
+    const bool run_start = payload.get_extension<RunStart>() != nullptr && fills.front().first == first;
     for (const auto& [address, bytes] : fills) {
       tlm::tlm_generic_payload fill;
       describe(fill, tlm::TLM_READ_COMMAND, address, bytes);
       sc_core::sc_time dram_delay = delay;
+      RunStart starts;
+      if (run_start && address == first) fill.set_extension(&starts);
       dram->b_transport(fill, dram_delay);  // may wait: other requests run meanwhile
+      fill.clear_extension<RunStart>();
       const double ready = now_ns() + dram_delay.to_seconds() * 1e9;
       for (int64_t line = address / line_bytes_; line * line_bytes_ < address + bytes; ++line) {
         auto it = where_.find(line);

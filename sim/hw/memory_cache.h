@@ -61,7 +61,9 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
     uint64_t valid, dirty;  // sectors (sticks) held, and those written since their fill
     double ready_ns;        // when the line's latest fill returns
   };
-  // Marks the line most recently used, allocating it (empty) if absent.
+  // Marks the line most recently used, allocating it (empty) if absent. An
+  // eviction's write-back may wait in LPDDR5: the entry returned is the
+  // line's entry after that wait.
   Entry& touch(int64_t line);
   void write_back(const Entry& victim);
 

@@ -25,7 +25,7 @@ TEST(ArchConfig, TheParameterTableIsTheOneSource) {
       << "regenerate: build/spyre-sim arch --schema > models/arch/spyre.schema.json";
   const ArchConfig defaults;
   const ArchConfig builtin = load_arch("", {});
-  ASSERT_EQ(arch_params().size(), 63u);
+  ASSERT_EQ(arch_params().size(), 65u);
   for (const auto& p : arch_params()) {
     EXPECT_EQ(p.get(defaults), p.value) << p.path;
     EXPECT_EQ(p.get(builtin), p.value) << p.path;
@@ -60,6 +60,8 @@ TEST(ArchConfig, HandDerivedValuesAreTheValuesBeforeCalibration) {
                                              "dma.write_fence_ns=0.0",
                                              "cache.bytes=0",
                                              "lpddr5.latency_ns=120.0",
+                                             "lpddr5.raw_read_extra=0.0",
+                                             "lpddr5.raw_run_ns=0.0",
                                              "lpddr5.mixed_batch_bytes=1024",
                                              "launch.bundle_overhead_us=15.0",
                                              "launch.sdsc_overhead_ns=500.0",

@@ -7,6 +7,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 
+#include "sim/hw/address_ranges.h"
 #include "sim/hw/corelet.h"
 #include "sim/hw/dma_engine.h"
 #include "sim/hw/host_link.h"
@@ -34,24 +35,41 @@ struct Driver : sc_core::sc_module {
 struct Initiator : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Initiator> socket{"socket"};
   explicit Initiator(sc_core::sc_module_name name) : sc_module(name) {}
-  // Completion time (ns) of one request arriving `at_ns` from now.
-  double request(bool write, uint64_t address, unsigned bytes, double at_ns = 0) {
+  // Completion time (ns) of one request arriving `at_ns` from now; a read
+  // that `starts_run` begins a DMA run.
+  double request(bool write, uint64_t address, unsigned bytes, double at_ns = 0, bool starts_run = false) {
     tlm::tlm_generic_payload p;
     p.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     p.set_address(address);
     p.set_data_length(bytes);
     sc_core::sc_time delay(at_ns, sc_core::SC_NS);
+    RunStart run_start;
+    if (starts_run) p.set_extension(&run_start);
     socket->b_transport(p, delay);
+    p.clear_extension<RunStart>();
     return now_ns() + delay.to_seconds() * 1e9;
+  }
+  // A host upload (untimed write) of [address, address + bytes).
+  void upload(uint64_t address, unsigned bytes) {
+    tlm::tlm_generic_payload p;
+    p.set_command(tlm::TLM_WRITE_COMMAND);
+    p.set_address(address);
+    p.set_data_length(bytes);
+    socket->transport_dbg(p);
   }
 };
 
-ArchConfig hand_arch() { return load_arch("", test::hand_derived_arch()); }
+ArchConfig hand_arch(std::vector<std::string> options = {}) {
+  auto o = test::hand_derived_arch();
+  o.insert(o.end(), options.begin(), options.end());
+  return load_arch("", o);
+}
 
 // LPDDR5 with one initiator, in a fresh SystemC context.
 struct MemoryBench {
   // `context` is initialized first, so the modules belong to a fresh context.
-  MemoryBench() : context((begin_systemc_context(), 0)), mem("mem", hand_arch()), init("init") {
+  explicit MemoryBench(std::vector<std::string> options = {})
+      : context((begin_systemc_context(), 0)), mem("mem", hand_arch(std::move(options))), init("init") {
     init.socket.bind(mem.socket);
   }
   int context;
@@ -145,6 +163,61 @@ TEST(Lpddr5, SparseWritesCarryFewerTurnarounds) {
   EXPECT_NEAR(bench.mem.stats().turnarounds, 0.25 / 3, 0.01);
 }
 
+// Read-after-write: reading bytes the cores wrote costs raw_read_extra more
+// channel time, and raw_run_ns more when the read starts a DMA run; bytes the
+// host uploaded over them are the host's again. Each read comes 1 ms after the
+// last request, so no turnaround is left in the channel's mix.
+TEST(Lpddr5, ReadsOfBytesTheCoresWroteCostMore) {
+  MemoryBench bench({"lpddr5.raw_read_extra=0.5", "lpddr5.raw_run_ns=40"});
+  const double read_ns = 256.0 / (150.0 / 8);
+  std::vector<double> took;
+  Driver d("d", [&] {
+    auto read = [&](uint64_t address, bool starts_run) {
+      const double start = now_ns() + 1000000;
+      took.push_back(bench.init.request(false, address, 256, 1000000, starts_run) - start);
+      sc_core::wait(sc_core::sc_time(2000000, sc_core::SC_NS));
+    };
+    read(0, true);  // never written: the host's bytes
+    bench.init.request(true, 0, 512);
+    read(0, false);
+    read(0, true);
+    read(256, true);  // the second chunk of the same write
+    bench.init.upload(0, 256);
+    read(0, true);    // uploaded over: plain again
+    read(256, true);  // not uploaded over
+  });
+  sc_core::sc_start();
+  ASSERT_EQ(took.size(), 6u);
+  EXPECT_NEAR(took[0], read_ns + 120, kPs);
+  EXPECT_NEAR(took[1], 1.5 * read_ns + 120, kPs);
+  EXPECT_NEAR(took[2], 1.5 * read_ns + 40 + 120, kPs);
+  EXPECT_NEAR(took[3], 1.5 * read_ns + 40 + 120, kPs);
+  EXPECT_NEAR(took[4], read_ns + 120, kPs);
+  EXPECT_NEAR(took[5], 1.5 * read_ns + 40 + 120, kPs);
+  EXPECT_EQ(bench.mem.stats().raw_read_bytes, 4 * 256);
+}
+
+TEST(AddressRanges, MergesSplitsAndCountsOverlaps) {
+  AddressRanges r;
+  r.add(0, 100);
+  r.add(200, 300);
+  r.add(100, 150);  // touches the first: one range
+  EXPECT_EQ(r.ranges(), 2u);
+  EXPECT_EQ(r.overlap(0, 1000), 250);
+  r.add(140, 220);  // bridges both
+  EXPECT_EQ(r.ranges(), 1u);
+  EXPECT_EQ(r.overlap(50, 250), 200);
+  r.remove(120, 130);  // a hole in the middle
+  EXPECT_EQ(r.ranges(), 2u);
+  EXPECT_EQ(r.overlap(0, 300), 290);
+  EXPECT_TRUE(r.contains(119));
+  EXPECT_FALSE(r.contains(120));
+  EXPECT_TRUE(r.contains(130));
+  r.remove(0, 1000);
+  EXPECT_EQ(r.ranges(), 0u);
+  EXPECT_EQ(r.overlap(0, 1000), 0);
+}
+
 TEST(Lpddr5, FullChannelQueuesPushBackOnTheInitiator) {
   MemoryBench bench;
   Initiator& init = bench.init;
@@ -228,6 +301,32 @@ TEST(MemoryCache, AStridedReadFillsOnlyItsSticks) {
   EXPECT_EQ(bench.mem.stats().read_bytes, 17 * 128);
   EXPECT_EQ(bench.cache.stats().miss_bytes, 17 * 128);
   EXPECT_EQ(bench.cache.stats().hit_bytes, 256);
+}
+
+// A core's written bytes reach LPDDR5 as the cache writes them back; read
+// again after that, they miss and pay LPDDR5's read-after-write cost, the
+// run's start included when the run's first bytes miss (a hit has none).
+TEST(MemoryCache, ARunThatMissesOnWrittenBytesStartsARunInLpddr5) {
+  CacheBench bench({"lpddr5.raw_read_extra=0.5", "lpddr5.raw_run_ns=40"});
+  const double read_ns = 256.0 / (150.0 / 8);
+  double written = 0, uploaded = 0;
+  Driver d("d", [&] {
+    bench.first.request(true, 0, 256);  // line 0, dirty in the cache
+    // 32 other lines evict it (64 KiB of cache): written back to LPDDR5.
+    for (uint64_t i = 1; i <= 32; ++i) bench.first.request(false, i * 2048, 128, 0);
+    const double t0 = now_ns() + 1000000;
+    written = bench.first.request(false, 0, 256, 1000000, true) - t0;
+    sc_core::wait(sc_core::sc_time(2000000, sc_core::SC_NS));
+    const double t1 = now_ns() + 1000000;
+    uploaded = bench.first.request(false, 64 * 2048, 256, 1000000, true) - t1;  // never written
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(bench.cache.stats().writeback_bytes, 256);
+  EXPECT_EQ(bench.mem.stats().raw_read_bytes, 256);
+  // The miss's fill, then the hit path's delivery and latency.
+  const double hit_ns = 256 / bench.a.cache.gbps + bench.a.cache.hit_latency_ns;
+  EXPECT_NEAR(uploaded, std::max(read_ns + 120, hit_ns), 0.01);
+  EXPECT_NEAR(written - uploaded, 0.5 * read_ns + 40, 0.01);
 }
 
 // Write-allocate (the default): a write to a line the cache does not hold
