@@ -156,8 +156,8 @@ std::string report_table(const RunReport& r) {
   }
   out << "\nlatency      " << fmt("%.3f", r.latency_us) << " us  (" << r.cycles << " cycles)\n";
   out << "HBM          read " << r.hbm_read_bytes << " B, write " << r.hbm_write_bytes << " B, total "
-      << (r.hbm_read_bytes + r.hbm_write_bytes) << " B  (" << fmt("%.1f", r.lpddr5_achieved_gbps)
-      << " GB/s achieved, LPDDR5 channels " << fmt("%.1f", 100 * r.lpddr5_utilization) << "% busy)\n";
+      << (r.hbm_read_bytes + r.hbm_write_bytes) << " B  (LPDDR5 " << fmt("%.1f", r.lpddr5_achieved_gbps)
+      << " GB/s achieved, channels " << fmt("%.1f", 100 * r.lpddr5_utilization) << "% busy)\n";
   if (r.cache_hit_bytes + r.cache_miss_bytes > 0) {
     out << "cache        hit " << r.cache_hit_bytes << " B, miss " << r.cache_miss_bytes << " B, write-back "
         << r.cache_writeback_bytes << " B; LPDDR5 read " << r.dram_read_bytes << " B, write " << r.dram_write_bytes
