@@ -77,6 +77,21 @@ void add_warmup_option(CLI::App* cmd, int& warmup, const std::string& why) {
       ->capture_default_str();
 }
 
+// --between-runs: what the card does between the timed runs (sim/hw/between_runs.h).
+// A default of "auto" (validate) adds that choice: each row says for itself.
+void add_between_runs_option(CLI::App* cmd, std::string& value, const std::string& default_text) {
+  std::vector<std::string> choices{"back-to-back", "device-work"};
+  if (default_text == "auto") choices.insert(choices.begin(), "auto");
+  value = default_text;
+  cmd->add_option("--between-runs", value,
+                  "What the card does between timed runs: back-to-back (the memory-side cache keeps what the last "
+                  "run left) or device-work (other work, e.g. a profiler's memset, displaces it; the run writes its "
+                  "dirty lines back)" +
+                      std::string(default_text == "auto" ? "; auto: device-work for rows whose memset_us > 0" : ""))
+      ->check(CLI::IsMember(choices))
+      ->capture_default_str();
+}
+
 std::string solver_list() { return spyre::join(spyre::compiler::lx_solver_names(), ", "); }
 
 void add_order_option(CLI::App* cmd, std::string& order) {
@@ -103,7 +118,7 @@ Subcommand add_run(CLI::App& app) {
     std::string output_dtype = "fp32";
     float fill = 0;
     bool quiet = false, strict = false;
-    std::string order;
+    std::string order, between_runs;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Execute a SuperDSC bundle on the card model");
@@ -132,6 +147,7 @@ Subcommand add_run(CLI::App& app) {
   cmd->add_option("--trace", o->run.trace_path, "Write a Chrome trace (ui.perfetto.dev) here");
   add_arch_options(cmd, o->arch);
   add_warmup_option(cmd, o->run.warmup, "steady state");
+  add_between_runs_option(cmd, o->between_runs, "back-to-back");
   cmd->add_flag("--vf", o->run.vf,
                 "VF multi-tenancy: LX is wiped at every bundle boundary; reads of wiped data are hazards");
   cmd->add_flag("--quiet", o->quiet, "Do not print the report table");
@@ -140,6 +156,7 @@ Subcommand add_run(CLI::App& app) {
             auto& run = o->run;
             if (fill->count() > 0) run.fill = o->fill;
             run.output_dtype = o->output_dtype == "fp16" ? "f2" : "f4";
+            run.between_runs = *spyre::sim::parse_between_runs(o->between_runs);
             o->arch.apply_to(run);
             if (spyre::sim::is_kernel_cache(run.bundle)) {
               const auto cache = spyre::sim::run_kernel_cache(run, o->order);
@@ -416,6 +433,7 @@ Subcommand add_validate(CLI::App& app) {
     spyre::studies::ValidateOptions validate;
     ArchOptions arch;
     bool quiet = false;
+    std::string between_runs;
   };
   auto o = std::make_shared<Options>();
   auto& v = o->validate;
@@ -424,19 +442,21 @@ Subcommand add_validate(CLI::App& app) {
   cmd->add_option("table", v.table,
                   "CSV: matmul splits (B,M,N,K,split_b,split_m,split_n,split_k,measured_us; optionally phase, op, "
                   "lx_fraction, kernel|bundle) or streaming op records (op,rows,cols,cores,kernel_us_median; "
-                  "optionally lx, failed), docs/calibration.md")
+                  "optionally lx, failed, memset_us), docs/calibration.md")
       ->required();
   add_arch_options(cmd, o->arch);
   cmd->add_option("--where", v.where, "Keep rows whose COLUMN equals VALUE: COLUMN=VALUE (repeatable, all must hold)");
   cmd->add_option("--report", v.report_path, "Write rows, per-shape ranking and the summary as JSON here");
   cmd->add_option("--csv", v.csv_path, "Write one line per row (measured, simulated, error) as CSV here");
   add_warmup_option(cmd, v.warmup, "profilers time repeated runs; 0: a cold start");
+  add_between_runs_option(cmd, o->between_runs, "auto");
   cmd->add_option("-j,--workers", v.workers, "Worker processes running rows (default: the machine's cores)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--quiet", o->quiet, "Print only the per-shape table and the summary");
   return {cmd, [o] {
             auto& v = o->validate;
             o->arch.apply_to(v);
+            v.between_runs = spyre::sim::parse_between_runs(o->between_runs);  // "auto": unset
             if (!o->quiet)
               v.on_row = [](const auto& row) { std::cout << spyre::studies::validate_row_line(row) << std::flush; };
             std::cout << spyre::studies::validate_table(spyre::studies::run_validate(v));

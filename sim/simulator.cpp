@@ -17,7 +17,7 @@
 namespace spyre::sim {
 
 SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace,
-                          bool wipe_lx_at_bundles, int warmup) {
+                          bool wipe_lx_at_bundles, int warmup, BetweenRuns between) {
   std::vector<KernelWork> plans;
   for (size_t k = 0; k < program.kernels.size(); ++k) plans.push_back(plan_kernel(program, static_cast<int>(k), arch));
   // Values: SDSCs are separated by barriers and a core only reads what earlier
@@ -35,7 +35,7 @@ SimulationResult simulate(const Program& program, const ArchConfig& arch, Device
   begin_systemc_context();
   SimulationResult result;
   try {
-    Card card("card", arch, program, plans, warmup);
+    Card card("card", arch, program, plans, warmup, between);
     sc_core::sc_start();
     std::vector<double> kernel_start_us;  // relative to the first launch
     for (const auto& t : card.kernel_timing())

@@ -156,6 +156,14 @@ struct RowJob {
   bool lx_planning = false;
 };
 
+// What the card did between the row's timed runs: --between-runs, else
+// device work where the table logs a memset per repetition (memset_us).
+sim::BetweenRuns row_between_runs(const CsvTable& table, size_t r, const ValidateOptions& options) {
+  if (options.between_runs) return *options.between_runs;
+  if (!table.has("memset_us") || table.text(r, "memset_us").empty()) return sim::BetweenRuns::kBackToBack;
+  return table.number(r, "memset_us") > 0 ? sim::BetweenRuns::kDeviceWork : sim::BetweenRuns::kBackToBack;
+}
+
 // A matmul split row: its own bundle or the shape compiled with the split.
 RowJob prepare_split_row(const CsvTable& table, size_t r, const ValidateOptions& options, const ArchConfig& arch) {
   RowJob job;
@@ -168,6 +176,7 @@ RowJob prepare_split_row(const CsvTable& table, size_t r, const ValidateOptions&
   row.measured_us = table.number(r, "measured_us");
   if (row.measured_us <= 0) table.fail_cell(r, "measured_us", "a device time must be positive");
   job.run = run_options(options);
+  row.between_runs = job.run.between_runs = row_between_runs(table, r, options);
   if (!table.text(r, "lx_fraction").empty()) {
     const double f = table.number(r, "lx_fraction");
     if (!(f > 0 && f <= 1)) table.fail_cell(r, "lx_fraction", "must be in (0, 1] (DXP_LX_FRAC_AVAIL)");
@@ -218,6 +227,7 @@ RowJob prepare_sweep_row(const CsvTable& table, size_t r, std::vector<SweepProgr
   row.lx = lx == "1" ? "on" : "off";
   row.source = "compiled";
   job.run = run_options(options);
+  row.between_runs = job.run.between_runs = row_between_runs(table, r, options);
   job.programs = std::move(programs);
   job.cores = static_cast<int>(cores);
   job.lx_planning = lx == "1";
@@ -454,6 +464,7 @@ Validation run_validate(const ValidateOptions& options) {
                     {"source", row.source},
                     {"lx", row.lx},
                     {"lx_fraction", row.lx_fraction ? Json(*row.lx_fraction) : Json(nullptr)},
+                    {"between_runs", sim::to_string(row.between_runs)},
                     {"measured_us", row.measured_us},
                     {"simulated_us", sim::rounded(row.simulated_us, 3)},
                     {"error_pct", sim::rounded(100 * row.error(), 2)}});
@@ -492,6 +503,7 @@ Validation run_validate(const ValidateOptions& options) {
   }
   v.report = {{"validate", options.table},
               {"warmup", options.warmup},
+              {"between_runs", options.between_runs ? Json(sim::to_string(*options.between_runs)) : Json("per row")},
               {"arch", options.arch_path.empty() ? "built-in" : options.arch_path},
               {"arch_overrides", options.arch_overrides},
               {"where", options.where},

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/json_node.h"
+#include "sim/hw/between_runs.h"
 
 namespace spyre::studies {
 
@@ -33,6 +34,7 @@ struct ValidateRow {
   std::string source;  // the bundle directory, or "compiled"
   std::string lx;      // the LX setting as the CSV writes it: a fraction ("0.2"), "on"/"off" (planning), "-"
   std::optional<double> lx_fraction;
+  sim::BetweenRuns between_runs = sim::BetweenRuns::kBackToBack;  // the measurement's protocol
   double measured_us = 0, simulated_us = 0;
   double error() const { return simulated_us / measured_us - 1.0; }
 };
@@ -47,6 +49,10 @@ struct ValidateOptions {
   // Timed iterations before the measured one: profilers report repeated
   // runs (steady state), so the default is 1; 0 measures a cold start.
   int warmup = 1;
+  // What the card did between the timed runs; unset: each row's own, from
+  // its table: device work where it logs a memset between repetitions
+  // (memset_us > 0, the sweep profiler's export), else back to back.
+  std::optional<sim::BetweenRuns> between_runs;
   std::string report_path;                         // JSON
   std::string csv_path;                            // one row per measurement: measured, simulated, error
   int workers = 0;                                 // processes running rows at once; 0: one per hardware thread

@@ -6,7 +6,7 @@
 namespace spyre::sim {
 
 Card::Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program,
-           const std::vector<KernelWork>& plans, int warmup)
+           const std::vector<KernelWork>& plans, int warmup, BetweenRuns between)
     : sc_module(name),
       control("control"),
       host_socket("host_socket"),
@@ -18,7 +18,8 @@ Card::Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& 
       arch_(arch),
       program_(program),
       plans_(plans),
-      warmup_(warmup) {
+      warmup_(warmup),
+      between_(between) {
   control.bind(*this);
   host_socket.bind(host.socket);
   host.device.bind(cache.socket);
@@ -101,6 +102,8 @@ void Card::run_kernel(size_t index) {
   const auto used = static_cast<double>(work.cores.size());
   if (used > 1 && arch_.launch.barrier_ns_per_level > 0)
     sc_core::wait(ns(arch_.launch.barrier_ns_per_level * std::ceil(std::log2(used))));
+  // The run's written bytes reach LPDDR5 before the device work that follows it.
+  if (between_ == BetweenRuns::kDeviceWork && index + 1 == program_.kernels.size()) wait_until_ns(cache.flush());
   timing.end_ns = now_ns();
   kernel_timing_.push_back(timing);
   kernel_log_.add(timing.start_ns, timing.end_ns, kernel.label + " " + kernel.sdsc->op_summary());

@@ -17,6 +17,7 @@
 #include <tlm>
 
 #include "runtime/program.h"
+#include "sim/hw/between_runs.h"
 #include "sim/hw/core.h"
 #include "sim/hw/hardware_block.h"
 #include "sim/hw/host_link.h"
@@ -40,9 +41,10 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   tlm_utils::simple_initiator_socket<Card> reduce_ring_socket;  // reduce-sum phases
 
   // warmup: iterations of the whole program run before the measured one (the
-  // steady state measurements report: caches warm, uploads done).
+  // steady state measurements report: caches warm, uploads done); between:
+  // what happens between them (between_runs.h).
   Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program,
-       const std::vector<KernelWork>& plans, int warmup = 0);
+       const std::vector<KernelWork>& plans, int warmup = 0, BetweenRuns between = BetweenRuns::kBackToBack);
 
   // CardControlIf, called from core threads.
   void relayout_phase(int core) override;
@@ -53,6 +55,7 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   double device_start_ns() const { return device_start_ns_; }
   double device_end_ns() const { return device_end_ns_; }
   int warmup_iterations() const { return warmup_; }
+  BetweenRuns between_runs() const { return between_; }
   // Every block's counters when the measured iteration started, by block name.
   const std::map<std::string, Counters>& counters_at_start() const { return counters_at_start_; }
 
@@ -101,6 +104,7 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   BusyLog kernel_log_;
   double device_start_ns_ = 0, device_end_ns_ = 0;
   int warmup_ = 0;
+  BetweenRuns between_ = BetweenRuns::kBackToBack;
   std::map<std::string, Counters> counters_at_start_;
 };
 

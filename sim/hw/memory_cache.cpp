@@ -176,6 +176,40 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+double MemoryCache::flush() {
+  std::vector<std::pair<int64_t, int64_t>> runs;  // (address, bytes) of dirty sectors, address order
+  std::vector<const Entry*> dirty;
+  for (const Entry& e : lru_)
+    if (e.dirty != 0) dirty.push_back(&e);
+  std::sort(dirty.begin(), dirty.end(), [](const Entry* a, const Entry* b) { return a->line < b->line; });
+  for (const Entry* e : dirty) {
+    for (int64_t sector = 0; sector < sectors_; ++sector) {
+      if ((e->dirty >> sector & 1) == 0) continue;
+      const int64_t address = e->line * line_bytes_ + sector * sector_bytes_;
+      if (!runs.empty() && runs.back().first + runs.back().second == address) {
+        runs.back().second += sector_bytes_;
+      } else {
+        runs.emplace_back(address, sector_bytes_);
+      }
+    }
+  }
+  lru_.clear();
+  where_.clear();
+  double done = now_ns();
+  for (const auto& [address, bytes] : runs) {
+    for (int64_t at = address; at < address + bytes; at += line_bytes_) {
+      const int64_t piece = std::min(line_bytes_, address + bytes - at);
+      tlm::tlm_generic_payload wb;
+      describe(wb, tlm::TLM_WRITE_COMMAND, at, piece);
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      dram->b_transport(wb, delay);
+      done = std::max(done, now_ns() + delay.to_seconds() * 1e9);
+      stats_.writeback_bytes += piece;
+    }
+  }
+  return done;
+}
+
 unsigned int MemoryCache::transport_dbg(int, tlm::tlm_generic_payload& payload) {
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   return dram->transport_dbg(payload);

@@ -18,7 +18,8 @@
 // cache.write_allocate = 0 a write to a line the cache does not hold goes
 // around it to LPDDR5 (and takes LPDDR5's time); writes to held lines still
 // stay in the cache. cache.bytes = 0 turns the cache off: every request passes
-// straight through.
+// straight through. What survives from one timed run to the next depends on
+// what the card did between them (between_runs.h, flush()).
 
 #include <cstdint>
 #include <list>
@@ -49,6 +50,10 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
   // hit_bytes, miss_bytes (bytes of reads filled from LPDDR5), writeback_bytes,
   // write_around_bytes (writes sent past the cache without write-allocate)
   Counters counters() const override;
+  // Writes every dirty sector back to LPDDR5, in address order, and drops
+  // every line; returns when the last write-back is done (ns). Called at the
+  // end of a run whose next one comes after other device work (BetweenRuns).
+  double flush();
 
  private:
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

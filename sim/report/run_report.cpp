@@ -33,6 +33,7 @@ Json report_to_json(const RunReport& r) {
   j["mode"] = r.mode;
   j["vf"] = r.lx_wiped_at_bundles;
   j["warmup_iterations"] = r.warmup_iterations;
+  j["between_runs"] = r.between_runs;
   j["latency_us"] = rounded(r.latency_us, 4);
   j["cycles"] = r.cycles;
   j["hbm"] = {{"read_bytes", r.hbm_read_bytes},

@@ -66,6 +66,7 @@ struct RunReport {
   int64_t cycles = 0;
   bool lx_wiped_at_bundles = false;  // run --vf
   int warmup_iterations = 0;         // run --warmup: iterations run before the measured one
+  std::string between_runs;          // run --between-runs (sim/hw/between_runs.h)
   int64_t cache_hit_bytes = 0, cache_miss_bytes = 0, cache_writeback_bytes = 0;  // memory-side cache (cache.bytes > 0)
   int64_t dram_read_bytes = 0, dram_write_bytes = 0;                             // what reached LPDDR5
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;

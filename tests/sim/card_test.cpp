@@ -107,6 +107,33 @@ TEST(MemoryCache, SmallWorkingSetsHitAfterAWarmUpRun) {
   EXPECT_GE(small.cache_miss_bytes, small.hbm_read_bytes * 9 / 10);
 }
 
+// Device work between runs (a profiler's memset and copies) displaces the
+// cache: the measured run of the same add reads every input byte from LPDDR5
+// and writes its output back before it ends, so it takes longer than the
+// back-to-back run that found everything in the cache.
+TEST(MemoryCache, DeviceWorkBetweenRunsLeavesNothingCachedAndWritesBackTheOutput) {
+  auto o = test::hand_derived_arch();
+  o.push_back("cache.bytes=8388608");
+  const ArchConfig a = load_arch("", o);
+  const Program p = load_program(test::cli_bundle("add"), a.limits());
+  const RunReport warm = simulate(p, a, nullptr, false, false, 1).report;
+  const RunReport displaced = simulate(p, a, nullptr, false, false, 1, BetweenRuns::kDeviceWork).report;
+  EXPECT_EQ(warm.between_runs, "back-to-back");
+  EXPECT_EQ(displaced.between_runs, "device-work");
+  EXPECT_EQ(displaced.cache_miss_bytes, displaced.hbm_read_bytes);  // no read hits
+  EXPECT_EQ(displaced.cache_hit_bytes, displaced.hbm_write_bytes);  // the writes land in the cache
+  EXPECT_EQ(displaced.dram_read_bytes, displaced.hbm_read_bytes);
+  EXPECT_EQ(displaced.cache_writeback_bytes, displaced.hbm_write_bytes);
+  EXPECT_EQ(displaced.dram_write_bytes, displaced.hbm_write_bytes);
+  const auto& k = displaced.kernels[0];
+  EXPECT_GT(k.end_us - k.start_us, 1.5 * (warm.kernels[0].end_us - warm.kernels[0].start_us));
+  // Reading and then writing back 3 MiB at LPDDR5's rates at the most.
+  const double floor_us =
+      (displaced.hbm_read_bytes / a.lpddr5.read_gbps + displaced.hbm_write_bytes / a.lpddr5.write_gbps) / 1000.0;
+  EXPECT_GT(k.end_us - k.start_us, floor_us);
+  for (const auto& c : physical_invariants(displaced, a)) EXPECT_TRUE(c.holds()) << c.name;
+}
+
 // Write-around (cache.write_allocate=0): the warm add still reads its inputs
 // from the cache, but its output, which no earlier iteration read, goes past
 // the cache to LPDDR5 every iteration; the report stays physically possible.
