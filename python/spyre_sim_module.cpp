@@ -54,9 +54,17 @@ py::array_t<float> to_array(const std::vector<int64_t>& shape, const std::vector
   return out;
 }
 
+// between_runs as the CLI's --between-runs spells it; "" (validate): each row's own.
+std::optional<spyre::sim::BetweenRuns> between_runs_of(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const auto parsed = spyre::sim::parse_between_runs(text);
+  if (!parsed) throw spyre::SpyreError("between_runs: '" + text + "' is not back-to-back or device-work");
+  return parsed;
+}
+
 spyre::sim::RunOptions run_options(const std::string& bundle, const std::optional<py::dict>& inputs,
                                    std::optional<float> fill, const std::string& arch, const Strings& set, bool vf,
-                                   int warmup) {
+                                   int warmup, const std::string& between_runs) {
   spyre::sim::RunOptions o;
   o.bundle = bundle;
   o.fill = fill;
@@ -64,6 +72,7 @@ spyre::sim::RunOptions run_options(const std::string& bundle, const std::optiona
   o.arch_overrides = set;
   o.vf = vf;
   o.warmup = warmup;
+  o.between_runs = between_runs_of(between_runs).value_or(spyre::sim::BetweenRuns::kBackToBack);
   if (inputs) {
     for (const auto& [key, value] : *inputs) {
       const std::string name = py::str(key);
@@ -112,8 +121,8 @@ py::dict run_cache(const spyre::sim::RunOptions& o, const std::string& order) {
 
 py::dict run(const std::string& bundle, const std::optional<py::dict>& inputs, std::optional<float> fill,
              const std::string& expect, std::optional<double> rtol, std::optional<double> atol, const std::string& arch,
-             const Strings& set, bool vf, int warmup, const std::string& order) {
-  spyre::sim::RunOptions o = run_options(bundle, inputs, fill, arch, set, vf, warmup);
+             const Strings& set, bool vf, int warmup, const std::string& between_runs, const std::string& order) {
+  spyre::sim::RunOptions o = run_options(bundle, inputs, fill, arch, set, vf, warmup, between_runs);
   o.expect_dir = expect;
   o.rtol = rtol;
   o.atol = atol;
@@ -126,7 +135,7 @@ py::dict run(const std::string& bundle, const std::optional<py::dict>& inputs, s
 }
 
 py::list check(const std::string& bundle, const std::string& arch, const Strings& set, bool vf) {
-  spyre::sim::RunOptions o = run_options(bundle, std::nullopt, std::nullopt, arch, set, vf, 0);
+  spyre::sim::RunOptions o = run_options(bundle, std::nullopt, std::nullopt, arch, set, vf, 0, "");
   const std::vector<spyre::Hazard> hazards = without_gil([&] { return spyre::sim::run_bundle(o).report.hazards; });
   py::list out;
   for (const auto& h : hazards) {
@@ -171,13 +180,14 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
 }
 
 py::dict validate(const std::string& table, const Strings& where, const std::string& arch, const Strings& set,
-                  int warmup, int workers) {
+                  int warmup, const std::string& between_runs, int workers) {
   spyre::studies::ValidateOptions o;
   o.table = table;
   o.where = where;
   o.arch_path = arch;
   o.arch_overrides = set;
   o.warmup = warmup;
+  o.between_runs = between_runs_of(between_runs);
   o.workers = workers;
   // The rows run in forked processes that never touch Python.
   const spyre::studies::Validation v = without_gil([&] { return spyre::studies::run_validate(o); });
@@ -226,7 +236,8 @@ PYBIND11_MODULE(spyre_sim, m) {
         "Run a bundle, a compiled program or a torch-spyre kernel cache folder; inputs by name as arrays, or fill",
         py::arg("bundle"), py::kw_only(), py::arg("inputs") = py::none(), py::arg("fill") = py::none(),
         py::arg("expect") = "", py::arg("rtol") = py::none(), py::arg("atol") = py::none(), py::arg("arch") = "",
-        py::arg("set") = Strings{}, py::arg("vf") = false, py::arg("warmup") = 0, py::arg("order") = "");
+        py::arg("set") = Strings{}, py::arg("vf") = false, py::arg("warmup") = 0,
+        py::arg("between_runs") = "back-to-back", py::arg("order") = "");
   m.def("check", &check, "Hazards of a bundle (empty: clean), as dicts", py::arg("bundle"), py::kw_only(),
         py::arg("arch") = "", py::arg("set") = Strings{}, py::arg("vf") = false);
   m.def("compile", &compile, "Compile a graph file or built-in workload into OUTPUT", py::arg("output"), py::kw_only(),
@@ -237,7 +248,7 @@ PYBIND11_MODULE(spyre_sim, m) {
   m.def("validate", &validate,
         "Run a table of measured kernels (matmul splits or streaming op records); the report as a dict",
         py::arg("table"), py::kw_only(), py::arg("where") = Strings{}, py::arg("arch") = "", py::arg("set") = Strings{},
-        py::arg("warmup") = 1, py::arg("workers") = 0);
+        py::arg("warmup") = 1, py::arg("between_runs") = "", py::arg("workers") = 0);
   m.def("sweep", &sweep,
         "Run a sweep spec locally (or collect its Slurm shards); results in OUTPUT.csv/.json and as dicts; "
         "finished points of an earlier run are skipped",

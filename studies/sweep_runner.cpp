@@ -141,6 +141,7 @@ SweepRow run_sweep_point(const SweepSpec& spec, const SweepPoint& point, const s
     o.arch_path = arch_path;
     o.arch_overrides = overrides;
     o.warmup = spec.warmup;
+    o.between_runs = spec.between_runs;
     o.bundle = run.bundle;
     if (run.bundle.empty()) {
       const DeviceLimits device = load_arch(arch_path, overrides).limits();

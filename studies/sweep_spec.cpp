@@ -202,6 +202,11 @@ SweepSpec read_sweep_spec(const std::string& path) {
     }
   }
   if (const auto warmup = root.find("warmup")) spec.warmup = static_cast<int>(warmup->as_int_in(0, 1000));
+  if (const auto between = root.find("between_runs")) {
+    const auto parsed = sim::parse_between_runs(between->as_string());
+    if (!parsed) between->error("must be \"back-to-back\" or \"device-work\"");
+    spec.between_runs = *parsed;
+  }
 
   // Points: runs x the groups crossed, the last group stepping fastest.
   double total = static_cast<double>(spec.runs.size());
@@ -223,6 +228,9 @@ SweepSpec read_sweep_spec(const std::string& path) {
         }
       }
       canonical += "\nwarmup=" + std::to_string(spec.warmup);
+      // Only when set: the points of specs written before it keep their hashes.
+      if (spec.between_runs != sim::BetweenRuns::kBackToBack)
+        canonical += "\nbetween_runs=" + sim::to_string(spec.between_runs);
       p.hash = hash_text(canonical);
       if (const auto [it, fresh] = seen.emplace(p.hash, p.index); !fresh)
         root.at("axes").error("points " + std::to_string(it->second) + " and " + std::to_string(p.index) +

@@ -10,7 +10,7 @@
 //            "cores"?, "split"?, "lx_planning"?, "lx_stage"?, "solver"?, "work_division"?}],
 //  "axes": [{"key": K, "values": [...]} | {"key": K, "range": {"from", "to", "step"}}
 //           | {"zip": [axis, axis, ...]}],          crossed in order; a zip steps together
-//  "keep": [metric, ...]?, "warmup": N?}
+//  "keep": [metric, ...]?, "warmup": N?, "between_runs": "back-to-back" | "device-work"?}
 // K is an arch parameter (any `--set` key) or compile.cores, compile.split,
 // compile.lx_planning, compile.lx_stage, compile.solver, compile.work_division.
 
@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/json_node.h"
+#include "sim/hw/between_runs.h"
 
 namespace spyre::studies {
 
@@ -44,6 +45,7 @@ struct SweepSpec {
   std::vector<std::string> axis_keys;  // result columns, in order
   std::vector<std::string> keep;       // metric columns kept (all when the spec names none)
   int warmup = 0;
+  sim::BetweenRuns between_runs = sim::BetweenRuns::kBackToBack;  // as run --between-runs
   std::vector<SweepPoint> points;
 };
 

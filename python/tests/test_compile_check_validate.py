@@ -64,6 +64,9 @@ def test_validate_ranks_measured_splits():
     assert report["summary"]["rows"] == 20
     assert len(report["rows"]) == 20
     assert all(r["simulated_us"] > 0 for r in report["rows"])
+    assert {r["between_runs"] for r in report["rows"]} == {"back-to-back"}  # no memset_us column
+    with pytest.raises(spyre_sim.SpyreError, match="between_runs"):
+        spyre_sim.validate(str(SOURCE / "models" / "calibration" / "granite_matmul" / "splits.csv"), between_runs="x")
     with pytest.raises(spyre_sim.SpyreError, match="where"):
         spyre_sim.validate(str(SOURCE / "models" / "calibration" / "granite_matmul" / "splits.csv"), where=["nope=1"])
 

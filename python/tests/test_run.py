@@ -52,6 +52,15 @@ def test_report_is_the_json_report():
     assert report["hbm"]["read_bytes"] == 2 * 512 * 1024 * 2
 
 
+def test_between_runs_writes_the_output_back_within_the_run():
+    back = spyre_sim.run(str(CLI_EXAMPLES / "add"), warmup=1)["report"]
+    displaced = spyre_sim.run(str(CLI_EXAMPLES / "add"), warmup=1, between_runs="device-work")["report"]
+    assert (back["between_runs"], displaced["between_runs"]) == ("back-to-back", "device-work")
+    assert displaced["latency_us"] > back["latency_us"]
+    with pytest.raises(spyre_sim.SpyreError, match="between_runs"):
+        spyre_sim.run(str(CLI_EXAMPLES / "add"), between_runs="sometimes")
+
+
 def test_fill_and_outputs_without_inputs():
     result = spyre_sim.run(str(CLI_EXAMPLES / "add"), fill=1.0)
     assert np.all(result["outputs"]["arg2"] == 2.0)

@@ -85,6 +85,42 @@ TEST(SweepSpec, BadSpecsNameThePathAndTheReason) {
             ": $.runs[1]: a second run named 'exp' (give each a \"name\")");
   EXPECT_EQ(spec_error(R"({"runs": [{"workload": "exp", "bundle": "x"}]})"),
             ": $.runs[0]: give exactly one of \"bundle\", \"graph\", \"workload\"");
+  EXPECT_EQ(spec_error(run + R"("between_runs": "sometimes"})"),
+            ": $.between_runs: must be \"back-to-back\" or \"device-work\"");
+}
+
+// "between_runs": "device-work" runs every point as run --between-runs does
+// (the add's 1 MiB output written back within the run), and it is part of the
+// points' identity; a spec without it keeps the hashes it had.
+TEST(Sweep, BetweenRunsIsRunAndHashed) {
+  TempDir dir;
+  const std::string warm = ", \"warmup\": 1, \"axes\": [{\"key\": \"cache.bytes\", \"values\": [8388608]}]";
+  const std::string back_spec = write_spec(dir, add_sweep_json(warm));
+  const auto back = read_sweep_spec(back_spec);
+  TempDir other;
+  const std::string displaced_spec = write_spec(other, add_sweep_json(warm + ", \"between_runs\": \"device-work\""));
+  const auto displaced = read_sweep_spec(displaced_spec);
+  EXPECT_EQ(displaced.between_runs, sim::BetweenRuns::kDeviceWork);
+  EXPECT_NE(displaced.points[0].hash, back.points[0].hash);
+  TempDir explicit_default;
+  EXPECT_EQ(read_sweep_spec(write_spec(explicit_default, add_sweep_json(warm + ", \"between_runs\": \"back-to-back\"")))
+                .points[0]
+                .hash,
+            back.points[0].hash);
+  studies::SweepOptions o;
+  o.workers = 1;
+  std::ostringstream progress;
+  o.spec = back_spec;
+  o.out_prefix = dir.file("r");
+  const auto b = studies::run_sweep(o, progress);
+  o.spec = displaced_spec;
+  o.out_prefix = other.file("r");
+  const auto d = studies::run_sweep(o, progress);
+  ASSERT_EQ(b.rows.size(), 1u);
+  ASSERT_EQ(d.rows.size(), 1u);
+  EXPECT_EQ(b.rows[0].metrics.at("dram_write_bytes"), 0);  // the warm cache absorbs the output
+  EXPECT_EQ(d.rows[0].metrics.at("dram_write_bytes"), 512 * 1024 * 2);
+  EXPECT_GT(d.rows[0].metrics.at("kernel_us"), b.rows[0].metrics.at("kernel_us"));
 }
 
 // The pool: a job that throws fails alone (its worker never returns into
