@@ -14,6 +14,21 @@
 namespace spyre::sim {
 namespace {
 
+// The hand-derived card with a memory-side cache of `cache_bytes` (and the
+// further overrides), and one of the CLI's example bundles loaded for it.
+struct CachedCard {
+  ArchConfig arch;
+  Program program;
+};
+CachedCard cached_card(const std::string& bundle, int64_t cache_bytes, const std::vector<std::string>& more = {}) {
+  auto overrides = test::hand_derived_arch();
+  overrides.push_back("cache.bytes=" + std::to_string(cache_bytes));
+  overrides.insert(overrides.end(), more.begin(), more.end());
+  ArchConfig arch = load_arch("", overrides);
+  Program program = load_program(test::cli_bundle(bundle), arch.limits());
+  return {std::move(arch), std::move(program)};
+}
+
 TEST(Card, SeedAbsLatencyWorkedByHand) {
   const ArchConfig a = load_arch("", test::hand_derived_arch());
   const Program p = load_program(test::bundle_path("seed-abs"), a.limits());
@@ -112,10 +127,7 @@ TEST(MemoryCache, SmallWorkingSetsHitAfterAWarmUpRun) {
 // and writes its output back before it ends, so it takes longer than the
 // back-to-back run that found everything in the cache.
 TEST(MemoryCache, DeviceWorkBetweenRunsLeavesNothingCachedAndWritesBackTheOutput) {
-  auto o = test::hand_derived_arch();
-  o.push_back("cache.bytes=8388608");
-  const ArchConfig a = load_arch("", o);
-  const Program p = load_program(test::cli_bundle("add"), a.limits());
+  const auto [a, p] = cached_card("add", 8388608);
   const RunReport warm = simulate(p, a, nullptr, false, false, 1).report;
   const RunReport displaced = simulate(p, a, nullptr, false, false, 1, BetweenRuns::kDeviceWork).report;
   EXPECT_EQ(warm.between_runs, "back-to-back");
@@ -138,11 +150,7 @@ TEST(MemoryCache, DeviceWorkBetweenRunsLeavesNothingCachedAndWritesBackTheOutput
 // from the cache, but its output, which no earlier iteration read, goes past
 // the cache to LPDDR5 every iteration; the report stays physically possible.
 TEST(MemoryCache, WriteAroundSendsTheOutputToLpddrEveryIteration) {
-  auto o = test::hand_derived_arch();
-  o.push_back("cache.bytes=8388608");
-  o.push_back("cache.write_allocate=0");
-  const ArchConfig a = load_arch("", o);
-  const Program p = load_program(test::cli_bundle("add"), a.limits());
+  const auto [a, p] = cached_card("add", 8388608, {"cache.write_allocate=0"});
   const RunReport r = simulate(p, a, nullptr, false, false, 1).report;
   EXPECT_EQ(r.dram_read_bytes, 0);
   EXPECT_EQ(r.cache_hit_bytes, r.hbm_read_bytes);
@@ -170,10 +178,7 @@ TEST(MemoryCache, LpddrServesEveryDistinctByteTheCoresRead) {
 // The report's per-block counters add up to its totals: every byte the DMA
 // engines moved reached the cache, every miss went to LPDDR5.
 TEST(Report, BlockCountersAddUpToTheTotals) {
-  auto on = test::hand_derived_arch();
-  on.push_back("cache.bytes=65536");
-  const ArchConfig a = load_arch("", on);
-  const Program p = load_program(test::cli_bundle("softmax"), a.limits());
+  const auto [a, p] = cached_card("softmax", 65536);
   const RunReport r = simulate(p, a, nullptr, false, false, 1).report;
   std::map<std::string, double> sum;
   for (const auto& b : r.blocks) {
