@@ -55,7 +55,8 @@ struct ArchConfig {
     int max_outstanding;
     double run_ns;  // the engine starts one run (contiguous part of a strided transfer) per run_ns
     double setup_ns;
-    double write_fence_ns;  // a kernel that wrote HBM waits this long after its last store
+    double write_fence_ns;     // a kernel that wrote HBM waits this long after its last store
+    int compute_follows_data;  // 1: a tile's compute consumes its loads as they land; 0: after the last
   } dma;
 
   struct Cache {
@@ -93,7 +94,7 @@ struct ArchConfig {
   struct Launch {
     double bundle_overhead_us;
     double sdsc_overhead_ns;
-    double barrier_ns_per_level;  // cross-core barrier after an SDSC: per level of a log2(cores) tree
+    double barrier_ns;  // cross-core barrier after an SDSC on more than one core
   } launch;
 
   struct Address {

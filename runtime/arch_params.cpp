@@ -99,10 +99,11 @@ const std::vector<ArchParam>& arch_params() {
        .source = "assumption: exp, log, sigmoid, tanh, gelu, silu, softplus use a multi-step approximation"},
       {SPYRE_FIELD(sfu.cycles_reduce), .unit = "cycles/vector", .value = 1.0, .min = 0.01, .max = 1e6, .integer = false,
        .source = "assumption: reductions accumulate one input vector per cycle"},
-      {SPYRE_FIELD(sfu.cycles_reduce_stick), .unit = "cycles/vector", .value = 67.0, .min = 0.01, .max = 1e6,
+      {SPYRE_FIELD(sfu.cycles_reduce_stick), .unit = "cycles/vector", .value = 69.0, .min = 0.01, .max = 1e6,
        .integer = false,
-       .source = "calibrated (docs/calibration.md): amax over the stick dim, 1 core: 971 us measured for 4096x2048 "
-                 "(calibration/add_bcast_sweep_records.csv), +1% with this value",
+       .source = "calibrated (docs/calibration.md): amax over the stick dim on 1, 2 and 4 cores, where it is "
+                 "compute-bound (12 rows of calibration/add_bcast_sweep_records.csv): median |error| 3.6% (67 "
+                 "until the compute followed its loads as they land, fitted on the one-core 4096x2048 row alone)",
        .before_calibration = 1.0},
 
       // lx
@@ -141,6 +142,14 @@ const std::vector<ArchParam>& arch_params() {
        .before_calibration = 0.0},
       {SPYRE_FIELD(dma.setup_ns), .unit = "ns per transfer", .value = 50.0, .min = 0, .max = 1e9, .integer = false,
        .source = "assumption: descriptor setup per tile transfer"},
+      {SPYRE_FIELD(dma.compute_follows_data), .unit = "0/1", .value = 1, .min = 0, .max = 1, .integer = true,
+       .source = "calibrated (docs/calibration.md, Streaming tails): 1 = a tile's compute consumes its loads in "
+                 "order as they land, so a DMA-bound core finishes its last tile's compute shortly after the last "
+                 "bytes (seed 002: the backend double-buffers; the model's tiles are half the staging space, "
+                 "coarser than the backend's own); the sweep's 32-core amax rows leave ~5 us after 155 GB/s of "
+                 "reads where waiting for whole tiles leaves the last tile's reduce (7.6 us on amax 2048x2048, "
+                 "calibration/add_bcast_sweep_records.csv); 0 = compute waits for the whole tile",
+       .before_calibration = 0.0},
       {SPYRE_FIELD(dma.write_fence_ns), .unit = "ns per SDSC that writes HBM", .value = 500.0, .min = 0, .max = 1e9,
        .integer = false,
        .source = "calibrated (docs/calibration.md): fit to the seed-000 softmax rows: a kernel that wrote HBM waits "
@@ -188,14 +197,15 @@ const std::vector<ArchParam>& arch_params() {
       {SPYRE_FIELD(lpddr5.write_ack_ns), .unit = "ns", .value = -1.0, .min = -1, .max = 1e6, .integer = false,
        .source = "assumption: -1 = a write completes latency_ns after its data reaches the channel; >= 0 = posted "
                  "writes, acknowledged this long after the controller admits them"},
-      {SPYRE_FIELD(lpddr5.raw_read_extra), .unit = "x a read's channel time", .value = 0.6, .min = 0, .max = 100,
+      {SPYRE_FIELD(lpddr5.raw_read_extra), .unit = "x a read's channel time", .value = 0.8, .min = 0, .max = 100,
        .integer = false,
        .source = "calibrated (docs/calibration.md, Read-after-write): a chain of dependent adds runs 13-43% slower per "
                  "add than add_indep2 moving the same bytes (calibration/add_bcast_sweep_records.csv), ~3.4 us per MiB "
-                 "plus a part per run; fitted with raw_run_ns on the chain rows (0.4-0.8 x 60-140 ns gave chain "
-                 "medians of 4.6-7.6%); cause not known",
+                 "plus a part per run; fitted with raw_run_ns on the chain rows (0.7-0.9 x 80-130 ns give chain "
+                 "family medians of 1.8-11%; 0.6 x 100 ns until the barrier stopped growing with the cores); cause "
+                 "not known",
        .before_calibration = 0.0},
-      {SPYRE_FIELD(lpddr5.raw_run_ns), .unit = "ns per run", .value = 100.0, .min = 0, .max = 1e6, .integer = false,
+      {SPYRE_FIELD(lpddr5.raw_run_ns), .unit = "ns per run", .value = 115.0, .min = 0, .max = 1e6, .integer = false,
        .source = "calibrated with lpddr5.raw_read_extra (docs/calibration.md, Read-after-write): the chains' extra per "
                  "add falls with the length of a core's runs (2 KiB: 9-12 us per MiB, 8 KiB: 4.6-4.9, 32 KiB: "
                  "3.7-3.8); cause not known",
@@ -258,10 +268,13 @@ const std::vector<ArchParam>& arch_params() {
        .source = "calibrated (docs/calibration.md): fit to the seed-000 softmax rows: dispatch is within the other "
                  "per-kernel costs",
        .before_calibration = 500.0},
-      {SPYRE_FIELD(launch.barrier_ns_per_level), .unit = "ns per log2(cores) level", .value = 1350.0, .min = 0,
+      {SPYRE_FIELD(launch.barrier_ns), .unit = "ns per SDSC on more than one core", .value = 2700.0, .min = 0,
        .max = 1e12, .integer = false,
-       .source = "calibrated (docs/calibration.md): fit: the 4-core softmax row is slower than one core: 2 levels x "
-                 "1.35 us per SDSC; 32 cores: 6.75 us (small 32-core kernels of the sweep take 8.8-11 us)",
+       .source = "calibrated (docs/calibration.md, Streaming tails): the 4-core softmax row is slower than one core "
+                 "by 2.7 us per SDSC (seed 000); the same on 32 cores: the sweep's 32-core amax rows leave ~5 us "
+                 "beyond 155 GB/s with the barrier in it, and bcast 512x512 takes 8.8 us "
+                 "(calibration/add_bcast_sweep_records.csv). Was 1.35 us per level of a log2(cores) tree (6.75 us "
+                 "on 32 cores), which those rows contradict",
        .before_calibration = 0.0},
 
       // address

@@ -1,7 +1,6 @@
 #include "studies/split_cost_sim.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <numeric>
 #include <thread>
@@ -148,8 +147,7 @@ double op_split_lower_bound_us(const std::string& op, const std::string& unit, c
   memory_us = std::max(memory_us, compute_us);
   double tail_ns = 0;
   if (load.write_bytes > 0 && load.every_core_writes) tail_ns += arch.dma.write_fence_ns;
-  if (load.cores > 1)
-    tail_ns += arch.launch.barrier_ns_per_level * std::ceil(std::log2(static_cast<double>(load.cores)));
+  if (load.cores > 1) tail_ns += arch.launch.barrier_ns;
   return memory_us + tail_ns * 1e-3;
 }
 

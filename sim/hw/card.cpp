@@ -1,7 +1,6 @@
 #include "sim/hw/card.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace spyre::sim {
 
@@ -98,10 +97,8 @@ void Card::run_kernel(size_t index) {
   timing.start_ns = now_ns();
   for (const auto& cw : work.cores) cores[static_cast<size_t>(cw.core)]->start(&cw, kernel.label);
   if (remaining_ > 0) sc_core::wait(kernel_done_);
-  // The cores' barrier: a tree of log2(cores) levels.
-  const auto used = static_cast<double>(work.cores.size());
-  if (used > 1 && arch_.launch.barrier_ns_per_level > 0)
-    sc_core::wait(ns(arch_.launch.barrier_ns_per_level * std::ceil(std::log2(used))));
+  // The cores' barrier, whatever their number.
+  if (work.cores.size() > 1 && arch_.launch.barrier_ns > 0) sc_core::wait(ns(arch_.launch.barrier_ns));
   // The run's written bytes reach LPDDR5 before the device work that follows it.
   if (between_ == BetweenRuns::kDeviceWork && index + 1 == program_.kernels.size()) wait_until_ns(cache.flush());
   timing.end_ns = now_ns();

@@ -14,6 +14,26 @@ std::vector<std::unique_ptr<Corelet>> make_corelets(const ArchConfig& arch) {
     out.push_back(std::make_unique<Corelet>(("corelet" + std::to_string(c)).c_str(), c, arch));
   return out;
 }
+// A consumer at a steady rate (compute_ns for the whole tile) that takes the
+// requests in issue order, each once it has landed: it cannot end before any
+// request's landing plus the time to consume it and everything after it.
+TileLanding follow(const std::vector<std::pair<double, int64_t>>& landed, double compute_ns) {
+  TileLanding l;
+  int64_t total = 0;
+  for (const auto& r : landed) total += r.second;
+  if (landed.empty() || total <= 0) {
+    l.first_ns = l.follow_end_ns = now_ns();
+    return l;
+  }
+  l.first_ns = landed.front().first;
+  int64_t remaining = total;
+  for (const auto& [at, bytes] : landed) {
+    l.first_ns = std::min(l.first_ns, at);
+    l.follow_end_ns = std::max(l.follow_end_ns, at + compute_ns * static_cast<double>(remaining) / total);
+    remaining -= bytes;
+  }
+  return l;
+}
 }  // namespace
 
 Core::Core(sc_core::sc_module_name name, int id, const ArchConfig& arch)
@@ -28,6 +48,8 @@ Core::Core(sc_core::sc_module_name name, int id, const ArchConfig& arch)
       dma_out("dma_out", arch, DmaDirection::Store, port),
       id_(id),
       write_fence_ns_(arch.dma.write_fence_ns),
+      compute_follows_data_(arch.dma.compute_follows_data != 0),
+      cycle_ns_(arch.cycle_ns()),
       loaded_("loaded", 1 << 20),
       computed_("computed", 1 << 20),
       load_slots_("load_slots", kStagingBuffers),
@@ -44,6 +66,8 @@ Core::Core(sc_core::sc_module_name name, int id, const ArchConfig& arch)
 void Core::start(const CoreWork* work, const std::string& label) {
   work_ = work;
   label_ = label;
+  landing_.assign(work->tiles.size(), TileLanding{});
+  store_slot_free_ns_.assign(kStagingBuffers, 0.0);
   start_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -52,7 +76,9 @@ void Core::load_thread() {
     sc_core::wait(start_);
     for (size_t i = 0; i < work_->tiles.size(); ++i) {
       load_slots_.wait();
-      dma_in.transfer(work_->tiles[i].loads, label_ + " tile " + std::to_string(i));
+      const Tile& tile = work_->tiles[i];
+      dma_in.transfer(tile.loads, label_ + " tile " + std::to_string(i));
+      if (follows_data(tile)) landing_[i] = follow(dma_in.landed(), tile.sfu_cycles * cycle_ns_);
       loaded_.write(static_cast<int>(i));
     }
   }
@@ -68,9 +94,19 @@ void Core::compute_thread() {
     for (size_t n = 0; n < work_->tiles.size(); ++n) {
       const int i = loaded_.read();
       store_slots_.wait();
+      const double slot_free = store_slot_free_ns_.front();
+      store_slot_free_ns_.pop_front();
       const Tile& tile = work_->tiles[static_cast<size_t>(i)];
       const std::string label = label_ + " tile " + std::to_string(i);
-      const double begin = now_ns();
+      double begin = now_ns();
+      if (follows_data(tile)) {
+        // The corelets were idle since the last tile and the output buffer
+        // free since slot_free: the compute began when the first bytes
+        // landed, as late as the last bytes require.
+        const TileLanding& l = landing_[static_cast<size_t>(i)];
+        const double compute_ns = tile.sfu_cycles * cycle_ns_;
+        begin = std::max({compute_free_ns_, slot_free, l.first_ns, l.follow_end_ns - compute_ns});
+      }
       double end = begin;
       if (tile.lx_bytes > 0) {
         WideLength length;
@@ -78,13 +114,14 @@ void Core::compute_thread() {
         ScopedExtension<WideLength> wide(operands, length);
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
         lx_socket->b_transport(operands, delay);
-        end = begin + delay.to_seconds() * 1e9;
+        end = std::max(begin, now_ns() + delay.to_seconds() * 1e9);
       }
       for (int c = 0; c < compute.size(); ++c) {
         const double pt_end = compute[c]->execute(Engine::Pt, begin, tile.pt_cycles, label);
         end = std::max(end, compute[c]->execute(Engine::Sfu, pt_end, tile.sfu_cycles, label));
       }
       wait_until_ns(end);
+      compute_free_ns_ = end;
       load_slots_.post();
       computed_.write(i);
     }
@@ -101,6 +138,7 @@ void Core::store_thread() {
       if (i == kRingPhase) break;
       for (const auto& t : work_->tiles[static_cast<size_t>(i)].stores)
         dma_out.transfer(t, label_ + " tile " + std::to_string(i));
+      store_slot_free_ns_.push_back(now_ns());
       store_slots_.post();
     }
     for (const auto& t : work_->final_stores) dma_out.transfer(t, label_ + " result");

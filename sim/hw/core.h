@@ -9,6 +9,7 @@
 // stores that follow it. The card is reached only through the `card` port,
 // so a core runs alone against any CardControlIf.
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,12 @@
 #include "sim/schedule/kernel_plan.h"
 
 namespace spyre::sim {
+
+// When a tile's first load landed, and the earliest its compute can end if it
+// consumes the loads as they land (dma.compute_follows_data).
+struct TileLanding {
+  double first_ns = 0, follow_end_ns = 0;
+};
 
 class Core : public sc_core::sc_module, public HardwareBlock {
  public:
@@ -52,6 +59,9 @@ class Core : public sc_core::sc_module, public HardwareBlock {
   void load_thread();
   void compute_thread();
   void store_thread();
+  // A streaming tile (SFU work only) is consumed as its loads land; the PT
+  // array reuses each operand block across the block, so it waits for all of it.
+  bool follows_data(const Tile& tile) const { return compute_follows_data_ && tile.pt_cycles <= 0; }
 
   int id_;
   double write_fence_ns_;
@@ -59,6 +69,11 @@ class Core : public sc_core::sc_module, public HardwareBlock {
   std::string label_;
   sc_core::sc_event start_;
   sc_core::sc_fifo<int> loaded_, computed_;
+  std::vector<TileLanding> landing_;       // with dma.compute_follows_data
+  std::deque<double> store_slot_free_ns_;  // when each free output staging buffer became free
+  double compute_free_ns_ = 0;             // when the last tile's compute ended
+  bool compute_follows_data_;
+  double cycle_ns_;
   sc_core::sc_semaphore load_slots_, store_slots_;
 };
 

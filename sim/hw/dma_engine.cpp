@@ -24,7 +24,10 @@ void DmaEngine::transfer(const Transfer& t, const std::string& label) { transfer
 void DmaEngine::transfer(std::span<const Transfer> transfers, const std::string& label) {
   int64_t total = 0;
   for (const auto& t : transfers) total += std::max<int64_t>(0, t.bytes);
-  if (total <= 0) return;
+  if (total <= 0) {
+    landed_.clear();
+    return;
+  }
   const bool store = direction_ == DmaDirection::Store;
   const double start = now_ns();
   // The open requests (completion time, bytes), earliest first: a min-heap
@@ -32,6 +35,7 @@ void DmaEngine::transfer(std::span<const Transfer> transfers, const std::string&
   // request's space frees when it completes, whichever was issued first: a
   // slow DRAM miss does not hold back the cache hits issued after it.
   in_flight_.clear();
+  landed_.clear();
   int64_t open_bytes = 0;
   const auto earliest_first = std::greater<std::pair<double, int64_t>>();
   auto retire_earliest = [&] {
@@ -85,6 +89,7 @@ void DmaEngine::transfer(std::span<const Transfer> transfers, const std::string&
     }
     const double done = now_ns() + delay.to_seconds() * 1e9;
     in_flight_.push_back({done, size});
+    landed_.push_back({done, size});
     std::push_heap(in_flight_.begin(), in_flight_.end(), earliest_first);
     open_bytes += size;
     last_completion = std::max(last_completion, done);

@@ -47,6 +47,9 @@ class DmaEngine : public sc_core::sc_module, public HardwareBlock {
   // operands): requests stay in flight from one descriptor to the next;
   // returns when the last has completed.
   void transfer(std::span<const Transfer> transfers, const std::string& label);
+  // When each request of the last transfer() landed, in issue order, with
+  // the bytes it carried: what a consumer that follows the data waits for.
+  const std::vector<std::pair<double, int64_t>>& landed() const { return landed_; }
 
   const BusyLog& log() const { return log_; }
   int64_t bytes() const { return bytes_; }
@@ -61,6 +64,7 @@ class DmaEngine : public sc_core::sc_module, public HardwareBlock {
   double setup_ns_;
   double run_ns_;
   std::vector<std::pair<double, int64_t>> in_flight_;  // open requests (completion, bytes), earliest first
+  std::vector<std::pair<double, int64_t>> landed_;     // the last transfer's requests (completion, bytes)
   BusyLog log_;
   int64_t bytes_ = 0;
 };

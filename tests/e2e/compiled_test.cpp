@@ -226,6 +226,40 @@ TEST(CompiledProgram, ColdRunReadsEveryDistinctByteFromLpddr5) {
   test::expect_invariants_hold(report, "matmul 64x4096x1024");
 }
 
+// A streaming kernel's compute follows its loads as they land
+// (dma.compute_follows_data): amax 2048x2048 on 32 cores reads two tiles per
+// core and used to wait for the whole last tile before reducing it (7.6 us of
+// reduce after the last byte); now it ends shortly after its last bytes. The
+// reduce itself costs the same. A matmul's PT blocks still wait for their
+// whole tile: its time does not depend on the setting.
+TEST(CompiledProgram, StreamingComputeFollowsItsLoadsAsTheyLand) {
+  test::TempDir dir;
+  auto kernel_us = [&](const std::string& workload, std::vector<int64_t> shape, const std::string& follows) {
+    CompileJob job;
+    job.workload = workload;
+    job.params.shape = std::move(shape);
+    job.output_dir = dir.file(workload);
+    compiler::run_compile_job(job);
+    sim::RunOptions run;
+    run.bundle = job.output_dir;
+    run.warmup = 1;
+    run.arch_overrides = {"dma.compute_follows_data=" + follows};
+    const auto report = sim::run_bundle(run).report;
+    test::expect_invariants_hold(report, workload + " follows=" + follows);
+    double sfu = 0;
+    for (const auto& c : report.cores) sfu += c.sfu_busy_pct;
+    EXPECT_GT(report.kernels.size(), 0u);
+    return std::pair(report.kernels.back().end_us - report.kernels.front().start_us, sfu * report.latency_us);
+  };
+  const auto [follows, follows_sfu] = kernel_us("amax", {2048, 2048}, "1");
+  const auto [waits, waits_sfu] = kernel_us("amax", {2048, 2048}, "0");
+  EXPECT_GT(waits - follows, 5.0);
+  EXPECT_LT(waits - follows, 7.7);
+  EXPECT_LT(follows, 70.0);                               // the card: 59.1 us (calibration/add_bcast_sweep_records.csv)
+  EXPECT_NEAR(follows_sfu, waits_sfu, 1e-3 * waits_sfu);  // the same reduce, only earlier
+  EXPECT_NEAR(kernel_us("matmul", {512, 1024, 256}, "1").first, kernel_us("matmul", {512, 1024, 256}, "0").first, 1e-6);
+}
+
 TEST(CompiledProgram, ManifestNamesHostTensorsAndShapes) {
   test::TempDir dir;
   CompileJob job;

@@ -202,7 +202,7 @@ TEST(StudySplits, CompileByDefaultPicksWithinFivePercentOfTheDeviceBest) {
 // --work-division model-all: every division the card model simulated takes
 // at least its lower bound (op_split_lower_bound_us), and the bound prunes
 // divisions that cannot win (a norm's 512-element statistics on 32 cores
-// cannot beat one core's 1 us: the barrier alone is 6.75 us).
+// cannot beat one core's 1 us: the barrier alone is 2.7 us).
 TEST(StudySplits, OtherOpsDivisionsRespectTheirLowerBound) {
   size_t simulated = 0, pruned = 0;
   for (const std::string workload : {"--workload rmsnorm --shape 512x4096", "--workload softmax --shape 256x1024",

@@ -25,7 +25,7 @@ TEST(ArchConfig, TheParameterTableIsTheOneSource) {
       << "regenerate: build/spyre-sim arch --schema > models/arch/spyre.schema.json";
   const ArchConfig defaults;
   const ArchConfig builtin = load_arch("", {});
-  ASSERT_EQ(arch_params().size(), 65u);
+  ASSERT_EQ(arch_params().size(), 66u);
   for (const auto& p : arch_params()) {
     EXPECT_EQ(p.get(defaults), p.value) << p.path;
     EXPECT_EQ(p.get(builtin), p.value) << p.path;
@@ -57,6 +57,7 @@ TEST(ArchConfig, HandDerivedValuesAreTheValuesBeforeCalibration) {
                                              "lx.port_bytes_per_cycle=128",
                                              "dma.port_gbps=67.0",
                                              "dma.run_ns=0.0",
+                                             "dma.compute_follows_data=0",
                                              "dma.write_fence_ns=0.0",
                                              "cache.bytes=0",
                                              "lpddr5.latency_ns=120.0",
@@ -65,7 +66,7 @@ TEST(ArchConfig, HandDerivedValuesAreTheValuesBeforeCalibration) {
                                              "lpddr5.mixed_batch_bytes=1024",
                                              "launch.bundle_overhead_us=15.0",
                                              "launch.sdsc_overhead_ns=500.0",
-                                             "launch.barrier_ns_per_level=0.0"};
+                                             "launch.barrier_ns=0.0"};
   EXPECT_EQ(uncalibrated_overrides(), expected);
   for (const auto& p : arch_params()) {
     if (p.before_calibration) {
