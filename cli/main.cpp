@@ -433,16 +433,18 @@ Subcommand add_validate(CLI::App& app) {
     spyre::studies::ValidateOptions validate;
     ArchOptions arch;
     bool quiet = false;
-    std::string between_runs;
+    std::string between_runs, forced_splits = "auto";
   };
   auto o = std::make_shared<Options>();
   auto& v = o->validate;
   auto* cmd = app.add_subcommand(
       "validate", "Run measured kernels (a CSV of shapes, core splits or core counts, and device times) and compare");
-  cmd->add_option("table", v.table,
-                  "CSV: matmul splits (B,M,N,K,split_b,split_m,split_n,split_k,measured_us; optionally phase, op, "
-                  "lx_fraction, kernel|bundle) or streaming op records (op,rows,cols,cores,kernel_us_median; "
-                  "optionally lx, failed, memset_us), docs/calibration.md")
+  cmd->add_option("tables", v.tables,
+                  "CSVs: matmul splits (B,M,N,K,split_b,split_m,split_n,split_k,measured_us; optionally phase, op, "
+                  "lx_fraction, kernel|bundle), streaming op records (op,rows,cols,cores,kernel_us_median; "
+                  "optionally lx, tiles, failed, memset_us), kernels (kernel,measured_us) or softmax stages; or "
+                  "sources: a sources.json manifest or a folder (models/calibration: every built-in source); "
+                  "docs/calibration.md")
       ->required();
   add_arch_options(cmd, o->arch);
   cmd->add_option("--where", v.where, "Keep rows whose COLUMN equals VALUE: COLUMN=VALUE (repeatable, all must hold)");
@@ -450,6 +452,13 @@ Subcommand add_validate(CLI::App& app) {
   cmd->add_option("--csv", v.csv_path, "Write one line per row (measured, simulated, error) as CSV here");
   add_warmup_option(cmd, v.warmup, "profilers time repeated runs; 0: a cold start");
   add_between_runs_option(cmd, o->between_runs, "auto");
+  cmd->add_option("--forced-splits", o->forced_splits,
+                  "A compiled split row runs the split torch-spyre emitted for it (as-emitted: its 2026-06 planner "
+                  "compiled the default division for a forced split on fewer cores than the default, or one not "
+                  "dividing its dims) or the split as written (as-given); auto: the source's own (sources.json), "
+                  "else as-given")
+      ->check(CLI::IsMember({"auto", "as-emitted", "as-given"}))
+      ->capture_default_str();
   cmd->add_option("-j,--workers", v.workers, "Worker processes running rows (default: the machine's cores)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--quiet", o->quiet, "Print only the per-shape table and the summary");
@@ -457,9 +466,21 @@ Subcommand add_validate(CLI::App& app) {
             auto& v = o->validate;
             o->arch.apply_to(v);
             v.between_runs = spyre::sim::parse_between_runs(o->between_runs);  // "auto": unset
+            v.forced_splits = spyre::studies::parse_forced_splits(o->forced_splits);
             if (!o->quiet)
               v.on_row = [](const auto& row) { std::cout << spyre::studies::validate_row_line(row) << std::flush; };
-            std::cout << spyre::studies::validate_table(spyre::studies::run_validate(v));
+            const bool one_table = v.tables.size() == 1 && std::filesystem::path(v.tables[0]).extension() == ".csv";
+            if (one_table) {
+              v.table = v.tables[0];
+              std::cout << spyre::studies::validate_table(spyre::studies::run_validate(v));
+              return kOk;
+            }
+            const auto all = spyre::studies::run_validate_sources(v);
+            for (const auto& source : all.sources) {
+              std::cout << "\n== " << source.name << " (" << spyre::join(source.tables, ", ") << ")\n"
+                        << spyre::studies::validate_table(source);
+            }
+            std::cout << spyre::studies::sources_summary_table(all);
             return kOk;
           }};
 }

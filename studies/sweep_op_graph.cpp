@@ -44,9 +44,27 @@ int chain_inputs(const std::string& op) {
   return head[3] - '0';
 }
 
+// y = OP(a) over one [rows, cols] input.
+compiler::Graph unary(const std::string& name, const std::string& type, int64_t rows, int64_t cols,
+                      Json attrs = Json::object()) {
+  return graph(name, {input("a", rows, cols), output("y")}, {op(type, {"a"}, "y", std::move(attrs))});
+}
+
 }  // namespace
 
-std::string sweep_op_names() { return "add, addN, addN_sep (N = 3..9), add_indep2, amax, bcast, bcastcol"; }
+std::string sweep_op_names() {
+  return "add, addN, addN_sep (N = 3..9), add_indep2, amax, bcast, bcastcol, mulbcast, neg, copy, gelu, read, sumrow, "
+         "write, ctsum, softmax_row_tiling";
+}
+
+std::optional<std::string> sweep_op_unsupported(const std::string& op, int64_t tiles) {
+  if (tiles > 1) {
+    return "coarse tiling (tiles " + std::to_string(tiles) +
+           ": the op as a loop in one bundle), which compile does not produce yet";
+  }
+  if (op == "cat0") return "torch.cat has no graph op yet";
+  return std::nullopt;
+}
 
 std::optional<std::vector<SweepProgram>> sweep_op_programs(const std::string& name, int64_t rows, int64_t cols) {
   if (name == "add") return std::vector<SweepProgram>{{add_chain(name, 2, rows, cols)}};
@@ -64,10 +82,22 @@ std::optional<std::vector<SweepProgram>> sweep_op_programs(const std::string& na
     return std::vector<SweepProgram>{{graph(name, {input("a", rows, cols), output("y")},
                                             {op("amax", {"a"}, "y", {{"dim", -1}, {"keepdim", true}})})}};
   }
-  if (name == "bcast" || name == "bcastcol") {
-    const Json b = name == "bcast" ? input("b", 1, cols) : input("b", rows, 1);
+  if (name == "bcast" || name == "bcastcol" || name == "mulbcast") {
+    const Json b = name == "bcastcol" ? input("b", rows, 1) : input("b", 1, cols);
+    return std::vector<SweepProgram>{{graph(name, {input("a", rows, cols), b, output("y")},
+                                            {op(name == "mulbcast" ? "mul" : "add", {"a", "b"}, "y")})}};
+  }
+  if (name == "neg" || name == "gelu") return std::vector<SweepProgram>{{unary(name, name, rows, cols)}};
+  if (name == "copy") return std::vector<SweepProgram>{{unary(name, "add", rows, cols, {{"scalar", 1.0}})}};
+  if (name == "read" || name == "sumrow") {
+    return std::vector<SweepProgram>{{unary(name, "sum", rows, cols, {{"dim", -1}, {"keepdim", false}})}};
+  }
+  if (name == "ctsum") return std::vector<SweepProgram>{{unary(name, "sum", rows, cols, {{"dim", 0}})}};
+  if (name == "softmax_row_tiling")
+    return std::vector<SweepProgram>{{unary(name, "softmax", rows, cols, {{"dim", -1}})}};
+  if (name == "write") {
     return std::vector<SweepProgram>{
-        {graph(name, {input("a", rows, cols), b, output("y")}, {op("add", {"a", "b"}, "y")})}};
+        {graph(name, {input("b", 1, cols), input("c", rows, 1), output("y")}, {op("add", {"b", "c"}, "y")})}};
   }
   return std::nullopt;
 }

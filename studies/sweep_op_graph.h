@@ -15,6 +15,18 @@
 //   amax        y = amax(a, dim=-1, keepdim=True)
 //   bcast       y = a + b, b of shape [1, cols]
 //   bcastcol    y = a + b, b of shape [rows, 1]
+//   mulbcast    y = a * b, b of shape [1, cols]
+//   neg         y = -a
+//   copy        y = a + 1.0 (the harness's "copy" adds a scalar)
+//   gelu        y = gelu(a) (the erf form)
+//   read, sumrow  y = a.sum(dim=-1): the harness runs the same code for both
+//   write       y = b + c, b of shape [1, cols] and c of shape [rows, 1]: an
+//               outer sum that writes [rows, cols] from two small inputs
+//   ctsum       y = a.sum(dim=0)
+//   softmax_row_tiling  y = softmax(a, dim=-1)
+// (torch-spyre's cost-model harness, tools/cost_model and profile_ops.py.)
+// ctsum and softmax_row_tiling rows with `tiles` > 1 ran under coarse tiling,
+// which `compile` does not produce: sweep_op_unsupported says so.
 
 #include <cstdint>
 #include <optional>
@@ -33,6 +45,9 @@ struct SweepProgram {
 
 // The programs of one row, in order; nullopt for an op not listed above.
 std::optional<std::vector<SweepProgram>> sweep_op_programs(const std::string& op, int64_t rows, int64_t cols);
+// Why a row of a known op cannot be run as measured (coarse tiling: `tiles`
+// loop iterations in one bundle, 0 or 1 = not tiled); nullopt when it can.
+std::optional<std::string> sweep_op_unsupported(const std::string& op, int64_t tiles);
 // "add, addN, ..." for messages.
 std::string sweep_op_names();
 

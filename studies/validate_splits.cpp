@@ -20,17 +20,13 @@
 #include "runtime/text.h"
 #include "runtime/user_files.h"
 #include "sim/run_bundle.h"
-#include "studies/matmul_split.h"
+#include "studies/measurement_sources.h"
 #include "studies/scratch_dir.h"
-#include "studies/sweep_op_graph.h"
 #include "studies/worker_pool.h"
 
 namespace spyre::studies {
 
 namespace {
-
-const std::vector<std::string> kRequiredColumns = {"B",       "M",       "N",       "K",          "split_b",
-                                                   "split_m", "split_n", "split_k", "measured_us"};
 
 std::vector<double> ranks(const std::vector<double>& values) {
   std::vector<size_t> order(values.size());
@@ -51,62 +47,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
-// COLUMN=VALUE filters of --where.
-std::vector<std::pair<std::string, std::string>> parse_where(const std::vector<std::string>& where,
-                                                             const CsvTable& table) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& w : where) {
-    const auto eq = w.find('=');
-    if (eq == std::string::npos || eq == 0) fail("", "--where " + w, "expected COLUMN=VALUE");
-    const std::string column = w.substr(0, eq);
-    if (!table.has(column)) fail(table.path(), "--where " + w, "the table has no column '" + column + "'");
-    out.emplace_back(column, w.substr(eq + 1));
-  }
-  return out;
-}
-
-// The row's own bundle: `kernel` or `bundle`, relative to the table's folder
-// or its kernels/ folder (splits.csv names kernels/<name> or <name>).
-std::string row_bundle(const CsvTable& table, size_t row) {
-  for (const char* column : {"bundle", "kernel"}) {
-    const std::string name = table.text(row, column);
-    if (name.empty()) continue;
-    const std::filesystem::path base = std::filesystem::path(table.path()).parent_path();
-    for (const auto& candidate : {std::filesystem::path(name), base / name, base / "kernels" / name}) {
-      std::error_code ec;
-      if ((candidate.is_absolute() || candidate != std::filesystem::path(name)) &&
-          std::filesystem::is_directory(candidate, ec))
-        return candidate.string();
-    }
-    table.fail_cell(row, column, "no bundle directory '" + name + "' next to the table or in its kernels/ folder");
-  }
-  return "";
-}
-
-// A row the compiler cannot make (a split it refuses): skipped and listed,
-// not the end of the run — the card did run it, the model cannot.
-struct RowNotCompiled {
-  std::string reason;
-};
-
-std::string shape_name(const CsvTable& table, size_t row) {
-  std::string name;
-  for (const char* column : {"phase", "op"}) {
-    const std::string t = table.text(row, column);
-    if (!t.empty()) name += t + " ";
-  }
-  return name + table.text(row, "B") + "x" + table.text(row, "M") + "x" + table.text(row, "N") + "x" +
-         table.text(row, "K");
-}
-
-// "0.2" as the CSV would write it; "-" for a row without one.
-std::string lx_text(const std::optional<double>& f) {
-  if (!f) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", *f);
-  return text;
 }
 
 Json number_or_null(double v) { return std::isfinite(v) ? Json(sim::rounded(v, 4)) : Json(nullptr); }
@@ -130,268 +70,167 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 
 namespace {
 
-// Runs a compiled or given bundle; its kernels' device time.
-double simulate_us(sim::RunOptions run) {
-  double us = 0;
-  for (const auto& k : sim::run_bundle(run).report.kernels) us += k.end_us - k.start_us;
-  return us;
+// The CSV of every row: measured, simulated, error (and the source's name
+// when there are several).
+void write_rows_csv(const std::string& path, const std::vector<Validation>& sources) {
+  std::ofstream out(path);
+  const bool named = sources.size() > 1;
+  out << (named ? "source_name," : "") << "line,op,shape,split,ran_as,lx,source,measured_us,simulated_us,error_pct\n";
+  for (const auto& v : sources) {
+    for (const auto& row : v.rows) {
+      if (named) out << "\"" << v.name << "\",";
+      out << row.line << ",\"" << row.op << "\",\"" << row.shape << "\"," << row.split << "," << row.ran_as << ","
+          << (row.lx == "-" ? "" : row.lx) << ",\"" << row.source << "\"," << row.measured_us << ","
+          << sim::rounded(row.simulated_us, 3) << "," << sim::rounded(100 * row.error(), 2) << "\n";
+    }
+  }
+  if (!out) fail(path, "", "cannot write the CSV");
 }
 
-sim::RunOptions run_options(const ValidateOptions& options) {
-  sim::RunOptions run;
-  run.arch_path = options.arch_path;
-  run.arch_overrides = options.arch_overrides;
-  run.warmup = options.warmup;
-  return run;
-}
-
-// One row ready to run: read from the table, its cells checked (here, before
-// any row runs), and what a worker needs to simulate it.
-struct RowJob {
-  ValidateRow row;                                            // all but simulated_us
-  sim::RunOptions run;                                        // the row's LX fraction; its own bundle, if it has one
-  std::optional<std::pair<MatmulShape, MatmulSplit>> matmul;  // a split row without a bundle: compiled
-  std::vector<SweepProgram> programs;                         // a sweep row: compiled on `cores`, run in turn
-  int cores = 0;
-  bool lx_planning = false;
+// One source's tables read: its entries in order, each with its table.
+struct SourceEntries {
+  Validation validation;
+  std::vector<std::pair<std::string, TableEntry>> entries;  // table path, entry
 };
 
-// What the card did between the row's timed runs: --between-runs, else
-// device work where the table logs a memset per repetition (memset_us).
-sim::BetweenRuns row_between_runs(const CsvTable& table, size_t r, const ValidateOptions& options) {
-  if (options.between_runs) return *options.between_runs;
-  if (!table.has("memset_us") || table.text(r, "memset_us").empty()) return sim::BetweenRuns::kBackToBack;
-  return table.number(r, "memset_us") > 0 ? sim::BetweenRuns::kDeviceWork : sim::BetweenRuns::kBackToBack;
-}
-
-// A matmul split row: its own bundle or the shape compiled with the split.
-RowJob prepare_split_row(const CsvTable& table, size_t r, const ValidateOptions& options, const ArchConfig& arch) {
-  RowJob job;
-  ValidateRow& row = job.row;
-  row.line = table.line(r);
-  row.op = table.text(r, "op");
-  row.shape = shape_name(table, r);
-  row.split = table.text(r, "split_b") + "_" + table.text(r, "split_m") + "_" + table.text(r, "split_n") + "_" +
-              table.text(r, "split_k");
-  row.measured_us = table.number(r, "measured_us");
-  if (row.measured_us <= 0) table.fail_cell(r, "measured_us", "a device time must be positive");
-  job.run = run_options(options);
-  row.between_runs = job.run.between_runs = row_between_runs(table, r, options);
-  if (!table.text(r, "lx_fraction").empty()) {
-    const double f = table.number(r, "lx_fraction");
-    if (!(f > 0 && f <= 1)) table.fail_cell(r, "lx_fraction", "must be in (0, 1] (DXP_LX_FRAC_AVAIL)");
-    row.lx_fraction = f;
-    job.run.arch_overrides.push_back("lx.backend_reserved_fraction=" + table.text(r, "lx_fraction"));
-  }
-  row.lx = lx_text(row.lx_fraction);
-  job.run.bundle = row_bundle(table, r);
-  row.source = job.run.bundle;
-  if (!job.run.bundle.empty()) return job;
-  row.source = "compiled";
-  const MatmulShape shape{table.integer(r, "B", 1), table.integer(r, "M", 1), table.integer(r, "K", 1),
-                          table.integer(r, "N", 1)};
-  const MatmulSplit split{table.integer(r, "split_b", 1), table.integer(r, "split_m", 1),
-                          table.integer(r, "split_n", 1), table.integer(r, "split_k", 1)};
-  if (shape.b == 1 && split.b > 1) table.fail_cell(r, "split_b", "B is 1: nothing to split");
-  if (split.cores() > arch.cores)
-    table.fail_cell(
-        r, "split_b",
-        "the splits use " + std::to_string(split.cores()) + " cores; the card has " + std::to_string(arch.cores));
-  job.matmul.emplace(shape, split);
-  return job;
-}
-
-// The sweep's time column: kernel_us_median (its export), else measured_us.
-std::string sweep_time_column(const CsvTable& table) {
-  if (table.has("kernel_us_median")) return "kernel_us_median";
-  if (table.has("measured_us")) return "measured_us";
-  fail(table.path(), "line 1", "no column 'kernel_us_median' or 'measured_us' (the measured device time)");
-}
-
-// A streaming op row: its programs, compiled on its cores and run in turn.
-RowJob prepare_sweep_row(const CsvTable& table, size_t r, std::vector<SweepProgram> programs,
-                         const ValidateOptions& options, const ArchConfig& arch) {
-  RowJob job;
-  ValidateRow& row = job.row;
-  row.line = table.line(r);
-  row.op = table.text(r, "op");
-  row.shape = row.op + " " + table.text(r, "rows") + "x" + table.text(r, "cols");
-  const int64_t cores = table.integer(r, "cores", 1);
-  if (cores > arch.cores) table.fail_cell(r, "cores", "the card has " + std::to_string(arch.cores) + " cores");
-  row.split = std::to_string(cores) + (cores == 1 ? " core" : " cores");
-  const std::string time = sweep_time_column(table);
-  row.measured_us = table.number(r, time);
-  if (row.measured_us <= 0) table.fail_cell(r, time, "a device time must be positive");
-  const std::string lx = table.text(r, "lx");
-  if (!lx.empty() && lx != "0" && lx != "1") table.fail_cell(r, "lx", "must be 0 or 1 (LX planning off or on)");
-  row.lx = lx == "1" ? "on" : "off";
-  row.source = "compiled";
-  job.run = run_options(options);
-  row.between_runs = job.run.between_runs = row_between_runs(table, r, options);
-  job.programs = std::move(programs);
-  job.cores = static_cast<int>(cores);
-  job.lx_planning = lx == "1";
-  return job;
-}
-
-// Compiles what the row needs under `dir` (removed after) and runs it: the
-// simulated device time. Throws RowNotCompiled for a row the compiler refuses.
-double simulate_row(const RowJob& job, const ArchConfig& arch, const std::string& dir) {
-  if (!job.matmul && job.programs.empty()) return simulate_us(job.run);
-  std::vector<sim::RunOptions> runs;  // each program, run in turn
-  if (job.matmul) {
-    try {
-      compile_matmul(job.matmul->first, &job.matmul->second, job.matmul->second.cores(), arch.limits(), dir);
-    } catch (const SpyreError& e) {
-      throw RowNotCompiled{e.what()};
-    }
-    runs.push_back(job.run);
-    runs.back().bundle = dir;
-  }
-  for (size_t p = 0; p < job.programs.size(); ++p) {
-    compiler::CompileOptions compile;
-    compile.device = arch.limits();
-    compile.cores = job.cores;
-    compile.lx.enabled = job.lx_planning && !job.programs[p].hbm_intermediates;
-    compiler::Graph compiled;
-    try {
-      compiled = compiler::compile(job.programs[p].graph, compile);
-    } catch (const SpyreError& e) {
-      throw RowNotCompiled{e.what()};
-    }
-    runs.push_back(job.run);
-    runs.back().bundle = (std::filesystem::path(dir) / std::to_string(p)).string();
-    compiler::write_program_dir(runs.back().bundle,
-                                compiler::program_files(compiled, compiler::resolve_options(compile)));
-  }
-  double us = 0;
-  for (const auto& run : runs) us += simulate_us(run);
-  return us;
-}
-
-// One row in a worker: {"simulated_us"}, {"skipped": why} or {"error": message}.
-std::string run_row_job(const RowJob& job, const ArchConfig& arch, const std::string& dir) {
-  return json_job_line(dir, [&]() -> Json {
-    try {
-      return {{"simulated_us", simulate_row(job, arch, dir)}};
-    } catch (const RowNotCompiled& e) {
-      return {{"skipped", e.reason}};
-    }
-  });
-}
-
-// A message about the row on `line`, naming the table and the line.
-std::string row_message(const CsvTable& table, int line, const std::string& what) {
-  return what.rfind(table.path(), 0) == 0 ? what : table.path() + ": line " + std::to_string(line) + ": " + what;
-}
-
-// True for a "failed" cell that says so (the sweep marks failed runs).
-bool failed_measurement(const CsvTable& table, size_t r) {
-  const std::string f = table.text(r, "failed");
-  return f == "True" || f == "true" || f == "1";
-}
-
-}  // namespace
-
-Validation run_validate(const ValidateOptions& options) {
-  Validation v;
-  v.options = options;
-  if (!options.report_path.empty()) check_output_file(options.report_path, "--report");
-  if (!options.csv_path.empty()) check_output_file(options.csv_path, "--csv");
-  const CsvTable table = CsvTable::read(options.table);
-  // A sweep export names its shape by rows and cols; a split table has split_* columns.
-  const bool sweep = table.has("op") && table.has("rows") && table.has("cols") && !table.has("split_m");
-  if (sweep) {
-    table.require({"op", "rows", "cols", "cores"});
-    sweep_time_column(table);
-  } else {
-    table.require(kRequiredColumns);
-  }
-  const auto where = parse_where(options.where, table);
+// Reads every source's tables, runs their rows in one pool, and summarises
+// each source. Throws SpyreError naming the table and line of the first row
+// that failed.
+std::vector<Validation> validate_each(const std::vector<MeasurementSource>& sources, const ValidateOptions& options) {
   const ArchConfig arch = load_arch(options.arch_path, options.arch_overrides);
-
-  // The kept rows in the table's order: a job to run, or skipped already.
-  struct Entry {
-    std::optional<RowJob> job;
-    SkippedRow skipped;
-  };
-  std::vector<Entry> entries;
-  for (size_t r = 0; r < table.rows(); ++r) {
-    if (!std::all_of(where.begin(), where.end(), [&](const auto& w) { return table.text(r, w.first) == w.second; }))
-      continue;
-    const std::string op = table.has("op") ? table.text(r, "op") : shape_name(table, r);
-    try {
-      if (!sweep) {
-        entries.push_back({prepare_split_row(table, r, options, arch), {}});
-        continue;
-      }
-      if (failed_measurement(table, r)) {
-        entries.push_back({std::nullopt, {table.line(r), op, "the measurement failed (column failed)"}});
-        continue;
-      }
-      auto programs = sweep_op_programs(op, table.integer(r, "rows", 1), table.integer(r, "cols", 1));
-      if (!programs) {
-        entries.push_back(
-            {std::nullopt, {table.line(r), op, "no graph for this op (validate runs " + sweep_op_names() + ")"}});
-        continue;
-      }
-      entries.push_back({prepare_sweep_row(table, r, std::move(*programs), options, arch), {}});
-    } catch (const SpyreError& e) {
-      throw SpyreError(row_message(table, table.line(r), e.what()));
+  std::vector<SourceEntries> all;
+  std::vector<const RowJob*> jobs;
+  std::vector<std::pair<size_t, size_t>> job_at;  // (source, entry)
+  for (const auto& source : sources) {
+    SourceEntries s;
+    s.validation.options = options;
+    s.validation.name = source.name;
+    s.validation.tables = source.tables;
+    TableOptions table_options = options;
+    if (!table_options.forced_splits) table_options.forced_splits = source.forced_splits;
+    for (const auto& table : source.tables) {
+      for (auto& e : read_measurement_table(table, table_options, arch).entries)
+        s.entries.emplace_back(table, std::move(e));
+    }
+    all.push_back(std::move(s));
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (size_t e = 0; e < all[i].entries.size(); ++e) {
+      if (!all[i].entries[e].second.job) continue;
+      jobs.push_back(&*all[i].entries[e].second.job);
+      job_at.emplace_back(i, e);
     }
   }
-
-  // The jobs run in worker processes; their rows are taken (and reported to
-  // on_row) in the table's order as they complete, up to the first error.
-  std::vector<size_t> job_entry;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (entries[i].job) job_entry.push_back(i);
-  }
-  std::vector<std::optional<Json>> results(entries.size());
+  // Rows are taken (and told to on_row) in the sources' order as the prefix
+  // before them completes.
+  std::vector<std::optional<Json>> results(jobs.size());
   size_t taken = 0;
   std::optional<std::string> error;
+  size_t next_entry_source = 0, next_entry = 0;
   auto take_ready = [&] {
-    for (; taken < entries.size() && !error; ++taken) {
-      Entry& entry = entries[taken];
+    while (!error && next_entry_source < all.size()) {
+      SourceEntries& s = all[next_entry_source];
+      if (next_entry == s.entries.size()) {
+        ++next_entry_source;
+        next_entry = 0;
+        continue;
+      }
+      const auto& [table, entry] = s.entries[next_entry];
       if (!entry.job) {
-        v.skipped.push_back(entry.skipped);
+        s.validation.skipped.push_back(entry.skipped);
+        ++next_entry;
         continue;
       }
       if (!results[taken]) return;
       const Json& result = *results[taken];
       const int line = entry.job->row.line;
       if (result.contains("error")) {
-        error = row_message(table, line, result.at("error").get<std::string>());
+        const std::string what = result.at("error").get<std::string>();
+        error = what.rfind(table, 0) == 0 ? what : table + ": line " + std::to_string(line) + ": " + what;
       } else if (result.contains("skipped")) {
-        v.skipped.push_back({line, entry.job->row.op.empty() ? entry.job->row.shape : entry.job->row.op,
-                             "the compiler cannot make it: " + result.at("skipped").get<std::string>()});
+        s.validation.skipped.push_back({line, entry.job->row.op.empty() ? entry.job->row.shape : entry.job->row.op,
+                                        "the compiler cannot make it: " + result.at("skipped").get<std::string>()});
       } else {
         ValidateRow row = entry.job->row;
         row.simulated_us = result.at("simulated_us").get<double>();
+        if (result.contains("ran_as")) row.ran_as = result.at("ran_as").get<std::string>();
         if (options.on_row) options.on_row(row);
-        v.rows.push_back(row);
+        s.validation.rows.push_back(row);
       }
+      ++taken;
+      ++next_entry;
     }
   };
+  simulate_jobs(jobs, options, {}, [&](size_t j, const Json& result) {
+    results[j] = result;
+    take_ready();
+  });
+  take_ready();
+  if (error) throw SpyreError(*error);
+  std::vector<Validation> out;
+  for (auto& s : all) {
+    Validation& v = s.validation;
+    const std::string& first = v.tables.front();
+    if (v.rows.empty() && !v.skipped.empty())
+      fail(first, "line " + std::to_string(v.skipped[0].line), "no row could be run: " + v.skipped[0].reason);
+    if (v.rows.empty()) fail(first, "--where", "no row is left to validate");
+    summarize_validation(v);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Json> simulate_jobs(const std::vector<const RowJob*>& jobs, const ValidateOptions& options,
+                                const std::vector<std::string>& extra_overrides,
+                                const std::function<void(size_t, const Json&)>& done) {
+  std::vector<std::string> overrides = options.arch_overrides;
+  overrides.insert(overrides.end(), extra_overrides.begin(), extra_overrides.end());
+  const ArchConfig arch = load_arch(options.arch_path, overrides);
+  std::vector<Json> results(jobs.size());
   ScratchDir scratch("validate");
   WorkerPoolOptions pool;
   pool.workers = options.workers > 0 ? options.workers : static_cast<int>(std::thread::hardware_concurrency());
   run_in_worker_pool(
-      job_entry.size(), pool,
+      jobs.size(), pool,
       [&](size_t j) {
-        const RowJob& job = *entries[job_entry[j]].job;
-        return run_row_job(job, arch, scratch.file("row" + std::to_string(job.row.line)));
+        const std::string dir = scratch.file("row" + std::to_string(j));
+        return json_job_line(dir, [&] { return simulate_row_job(*jobs[j], extra_overrides, arch, dir); });
       },
       [&](size_t j, const std::string* line, const std::string& failure) {
-        results[job_entry[j]] = line != nullptr ? Json::parse(*line) : Json{{"error", failure}};
-        take_ready();
+        results[j] = line != nullptr ? Json::parse(*line) : Json{{"error", failure}};
+        if (done) done(j, results[j]);
       });
-  take_ready();
-  if (error) throw SpyreError(*error);
-  if (v.rows.empty() && !v.skipped.empty())
-    fail(options.table, "line " + std::to_string(v.skipped[0].line), "no row could be run: " + v.skipped[0].reason);
-  if (v.rows.empty()) fail(options.table, "--where", "no row is left to validate");
+  return results;
+}
 
+Validation run_validate(const ValidateOptions& options) {
+  if (!options.report_path.empty()) check_output_file(options.report_path, "--report");
+  if (!options.csv_path.empty()) check_output_file(options.csv_path, "--csv");
+  require_regular_file(options.table);
+  MeasurementSource source{std::filesystem::path(options.table).stem().string(), {options.table}, "", std::nullopt};
+  auto v = std::move(validate_each({source}, options).front());
+  if (!options.report_path.empty()) write_json_file(options.report_path, v.report);
+  if (!options.csv_path.empty()) write_rows_csv(options.csv_path, {v});
+  return v;
+}
+
+SourcesValidation run_validate_sources(const ValidateOptions& options) {
+  if (!options.report_path.empty()) check_output_file(options.report_path, "--report");
+  if (!options.csv_path.empty()) check_output_file(options.csv_path, "--csv");
+  SourcesValidation out;
+  out.sources = validate_each(load_measurement_sources(options.tables), options);
+  Json sources = Json::array();
+  for (const auto& v : out.sources) sources.push_back(v.report);
+  out.report = {{"validate", options.tables}, {"sources", sources}};
+  if (!options.report_path.empty()) write_json_file(options.report_path, out.report);
+  if (!options.csv_path.empty()) write_rows_csv(options.csv_path, out.sources);
+  return out;
+}
+
+void summarize_validation(Validation& v) {
+  const ValidateOptions& options = v.options;
   // Groups: one shape at one LX setting, in the table's order.
   std::map<std::pair<std::string, std::string>, size_t> group_of;
   for (size_t i = 0; i < v.rows.size(); ++i) {
@@ -461,6 +300,7 @@ Validation run_validate(const ValidateOptions& options) {
                     {"op", row.op},
                     {"shape", row.shape},
                     {"split", row.split},
+                    {"ran_as", row.ran_as.empty() ? Json(nullptr) : Json(row.ran_as)},
                     {"source", row.source},
                     {"lx", row.lx},
                     {"lx_fraction", row.lx_fraction ? Json(*row.lx_fraction) : Json(nullptr)},
@@ -501,7 +341,8 @@ Validation run_validate(const ValidateOptions& options) {
                        {"device_best_measured_us", sim::rounded(r.best_us, 2)},
                        {"picks_over_best_pct", sim::rounded(100 * (r.picks_us / r.best_us - 1), 2)}});
   }
-  v.report = {{"validate", options.table},
+  v.report = {{"validate", v.tables.size() == 1 ? Json(v.tables.front()) : Json(v.tables)},
+              {"source", v.name},
               {"warmup", options.warmup},
               {"between_runs", options.between_runs ? Json(sim::to_string(*options.between_runs)) : Json("per row")},
               {"arch", options.arch_path.empty() ? "built-in" : options.arch_path},
@@ -518,30 +359,45 @@ Validation run_validate(const ValidateOptions& options) {
                 {"within_25_pct", s.within_25},
                 {"ops", ops},
                 {"ranking", ranking}}}};
-  if (!options.report_path.empty()) {
-    std::ofstream out(options.report_path);
-    out << v.report.dump(2) << "\n";
-    if (!out) fail(options.report_path, "", "cannot write the report");
-  }
-  if (!options.csv_path.empty()) {
-    std::ofstream out(options.csv_path);
-    out << "line,op,shape,split,lx,source,measured_us,simulated_us,error_pct\n";
-    for (const auto& row : v.rows) {
-      out << row.line << ",\"" << row.op << "\",\"" << row.shape << "\"," << row.split << ","
-          << (row.lx == "-" ? "" : row.lx) << ",\"" << row.source << "\"," << row.measured_us << ","
-          << sim::rounded(row.simulated_us, 3) << "," << sim::rounded(100 * row.error(), 2) << "\n";
-    }
-    if (!out) fail(options.csv_path, "", "cannot write the CSV");
-  }
-  return v;
 }
 
 std::string validate_row_line(const ValidateRow& row) {
-  char line[256];
-  std::snprintf(line, sizeof line, "  %-36s %-9s lx %-4s %-8s measured %9.1f us  simulated %9.1f us  %+7.1f%%\n",
+  char line[320];
+  std::snprintf(line, sizeof line, "  %-36s %-9s lx %-4s %-8s measured %9.1f us  simulated %9.1f us  %+7.1f%%%s\n",
                 row.shape.c_str(), row.split.c_str(), row.lx.c_str(), row.source == "compiled" ? "compiled" : "bundle",
-                row.measured_us, row.simulated_us, 100 * row.error());
+                row.measured_us, row.simulated_us, 100 * row.error(),
+                row.ran_as.empty() ? "" : ("  (ran as " + row.ran_as + ")").c_str());
   return line;
+}
+
+std::string sources_summary_table(const SourcesValidation& v) {
+  std::ostringstream out;
+  char line[320];
+  std::snprintf(line, sizeof line, "\n%-22s %5s %7s %10s %9s %10s %9s %8s\n", "source", "rows", "skipped", "median |e|",
+                "median e", "within 20%", "spearman", "picks");
+  out << line;
+  for (const auto& s : v.sources) {
+    std::vector<double> signed_errors;
+    for (const auto& r : s.rows) signed_errors.push_back(r.error());
+    // Ranking over every LX setting: the median of the groups' correlations
+    // and the measured cost of the model's picks over the device-best.
+    std::vector<double> rhos;
+    double picks = 0, best = 0;
+    for (const auto& g : s.groups) {
+      if (std::isfinite(g.spearman)) rhos.push_back(g.spearman);
+      if (g.rows.size() < 2) continue;
+      picks += s.rows[g.pick].measured_us;
+      best += s.rows[g.best].measured_us;
+    }
+    char rho[16] = "-", regret[16] = "-";
+    if (!rhos.empty()) std::snprintf(rho, sizeof rho, "%+.2f", median(rhos));
+    if (best > 0) std::snprintf(regret, sizeof regret, "%+.1f%%", 100 * (picks / best - 1));
+    std::snprintf(line, sizeof line, "%-22s %5zu %7zu %9.1f%% %+8.1f%% %9.0f%% %9s %8s\n", s.name.c_str(),
+                  s.summary.rows, s.skipped.size(), 100 * s.summary.median_abs_error, 100 * median(signed_errors),
+                  100.0 * s.summary.within_20 / static_cast<double>(s.summary.rows), rho, regret);
+    out << line;
+  }
+  return out.str();
 }
 
 std::string validate_table(const Validation& v) {

@@ -1,14 +1,7 @@
 #pragma once
-// `spyre-sim validate`: the card model against measured kernel times. Two
-// kinds of CSV:
-// - matmul splits (the columns of calibration/granite_matmul/splits.csv): each
-//   row is a matmul or batched matmul with a core split and its measured
-//   device time; it runs its own SDSC (a `kernel` or `bundle` directory) or,
-//   without one, the shape compiled with that split;
-// - streaming op records (the columns op, rows, cols, cores, lx and
-//   kernel_us_median of calibration/add_bcast_sweep_records.csv): each row is
-//   one of the sweep's ops (studies/sweep_op_graph.h) compiled on its cores,
-//   with LX planning when lx is 1.
+// `spyre-sim validate`: the card model against measured kernel times, one
+// table (measurement_rows.h: matmul splits, streaming op records, kernels,
+// softmax stages) or several sources (measurement_sources.h) at once.
 // Reported: each row's error, per op the median error, and per shape (and LX
 // setting) the rank correlation of simulated vs measured time over its splits
 // (or core counts) and the measured cost of the one the model ranks fastest —
@@ -22,48 +15,17 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/json_node.h"
-#include "sim/hw/between_runs.h"
+#include "studies/measurement_rows.h"
 
 namespace spyre::studies {
 
-struct ValidateRow {
-  int line = 0;        // in the CSV
-  std::string op;      // the `op` column ("MLP down", "bcast"); "" without one
-  std::string shape;   // "decode Q/O proj 1x64x4096x4096", "bcast 2048x1024"
-  std::string split;   // "1_4_8_1" (b_m_n_k), "32 cores"
-  std::string source;  // the bundle directory, or "compiled"
-  std::string lx;      // the LX setting as the CSV writes it: a fraction ("0.2"), "on"/"off" (planning), "-"
-  std::optional<double> lx_fraction;
-  sim::BetweenRuns between_runs = sim::BetweenRuns::kBackToBack;  // the measurement's protocol
-  double measured_us = 0, simulated_us = 0;
-  double error() const { return simulated_us / measured_us - 1.0; }
-};
-
-struct ValidateOptions {
-  std::string table;                        // the CSV
-  std::string arch_path;                    // empty: built-in
-  std::vector<std::string> arch_overrides;  // --set, every row
-  // Rows kept: COLUMN=VALUE, all must hold (e.g. phase=decode) — to check a
-  // model on rows held out of a fit.
-  std::vector<std::string> where;
-  // Timed iterations before the measured one: profilers report repeated
-  // runs (steady state), so the default is 1; 0 measures a cold start.
-  int warmup = 1;
-  // What the card did between the timed runs; unset: each row's own, from
-  // its table: device work where it logs a memset between repetitions
-  // (memset_us > 0, the sweep profiler's export), else back to back.
-  std::optional<sim::BetweenRuns> between_runs;
+struct ValidateOptions : TableOptions {
+  std::string table;                               // the CSV (run_validate)
+  std::vector<std::string> tables;                 // run_validate_sources: CSVs, sources.json manifests or folders
   std::string report_path;                         // JSON
   std::string csv_path;                            // one row per measurement: measured, simulated, error
   int workers = 0;                                 // processes running rows at once; 0: one per hardware thread
   std::function<void(const ValidateRow&)> on_row;  // called for each row run, in the table's order
-};
-
-// A row not run, and why (an op without a graph, a failed measurement, a
-// split the compiler refuses).
-struct SkippedRow {
-  int line = 0;
-  std::string op, reason;
 };
 
 // Rows of one shape at one LX setting: the splits the model must rank.
@@ -101,6 +63,8 @@ struct ValidateSummary {
 
 struct Validation {
   ValidateOptions options;
+  std::string name;                 // the source's name (a table's file name without .csv)
+  std::vector<std::string> tables;  // the source's tables
   std::vector<ValidateRow> rows;
   std::vector<SkippedRow> skipped;
   std::vector<ValidateGroup> groups;
@@ -111,6 +75,27 @@ struct Validation {
 // Throws SpyreError (one line: file, line, column, reason) for a bad table, a
 // row that cannot be run, or a table none of whose rows the compiler can make.
 Validation run_validate(const ValidateOptions& options);
+
+// Every source of `options.tables` (measurement_sources.h), its rows run in
+// one pool of workers: one Validation per source, and a report of them all.
+struct SourcesValidation {
+  std::vector<Validation> sources;
+  Json report;
+};
+SourcesValidation run_validate_sources(const ValidateOptions& options);
+// A line per source: rows, median |error|, within 20%, ranking.
+std::string sources_summary_table(const SourcesValidation& v);
+
+// The rows' errors summarised: per op, per shape (Spearman, picks) and overall
+// (v.rows and v.skipped given; v.groups, v.summary and v.report filled).
+void summarize_validation(Validation& v);
+// Runs jobs in a pool of `workers` processes (0: one per hardware thread) with
+// `extra_overrides` after each job's own --set: each job's result
+// (simulate_row_job), or {"error": message}. `done` (may be empty) is given
+// each job's index and result as it ends, in the order they end.
+std::vector<Json> simulate_jobs(const std::vector<const RowJob*>& jobs, const ValidateOptions& options,
+                                const std::vector<std::string>& extra_overrides,
+                                const std::function<void(size_t, const Json&)>& done = {});
 // The per-shape table and the summary; validate_row_line: one row's line.
 std::string validate_table(const Validation& v);
 std::string validate_row_line(const ValidateRow& row);

@@ -128,7 +128,9 @@ TEST(Validate, BadTablesGetOneLineNamingLineAndColumn) {
   EXPECT_EQ(error_for(kHeader + row + "0.2,70,\"nowhere\n"), table + ": line 2: a quoted cell is never closed");
   EXPECT_EQ(
       error_for(kHeader + row + "0.2,70,nowhere\n"),
-      table + ": line 2, column kernel: no bundle directory 'nowhere' next to the table or in its kernels/ folder");
+      table +
+          ": line 2, column kernel: no bundle directory 'nowhere' next to the table, in its kernels/ folder or its "
+          "case's");
   EXPECT_EQ(error_for(kHeader + "decode,K/V proj,1,64,1024,4096,1,2,1,32,0.2,70,\n"),
             table + ": line 2, column split_b: the splits use 64 cores; the card has 32");
   EXPECT_EQ(error_for(kHeader + "decode,K/V proj,1,64,1024,4096,2,1,1,16,0.2,70,\n"),
@@ -230,7 +232,7 @@ TEST(Validate, CliPrintsRowsShapesAndSummaryAndExitsOneOnBadInput) {
   std::ifstream rows(dir.file("rows.csv"));
   std::string header;
   std::getline(rows, header);
-  EXPECT_EQ(header, "line,op,shape,split,lx,source,measured_us,simulated_us,error_pct");
+  EXPECT_EQ(header, "line,op,shape,split,ran_as,lx,source,measured_us,simulated_us,error_pct");
   write_text(table, "B,M\n");
   const auto bad = run_cli("validate " + table);
   EXPECT_EQ(bad.exit_code, 1);

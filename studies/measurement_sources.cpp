@@ -1,0 +1,99 @@
+#include "studies/measurement_sources.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "runtime/error.h"
+#include "runtime/json_node.h"
+#include "runtime/user_files.h"
+
+namespace spyre::studies {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<MeasurementSource> read_manifest(const std::string& path) {
+  const Json json = read_json_file(path);
+  const JsonNode root(json, path, "$");
+  if (!root.is_object()) root.error("expected an object with \"sources\"");
+  for (const auto& [key, value] : root.members()) {
+    if (key != "sources" && key != "about") value.error("unknown field (expected sources, about)");
+  }
+  const JsonNode list = root.at("sources");
+  if (!list.is_array() || list.size() == 0) list.error("expected a non-empty list of sources");
+  std::vector<MeasurementSource> out;
+  const fs::path base = fs::path(path).parent_path();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const JsonNode s = list.element(i);
+    if (!s.is_object()) s.error("expected an object with name and tables");
+    for (const auto& [key, value] : s.members()) {
+      if (key != "name" && key != "tables" && key != "about" && key != "forced_splits")
+        value.error("unknown field (expected name, tables, about, forced_splits)");
+    }
+    MeasurementSource source;
+    source.name = s.at("name").as_string();
+    if (source.name.empty()) s.at("name").error("a source needs a name");
+    if (const auto about = s.find("about")) source.about = about->as_string();
+    if (const auto f = s.find("forced_splits")) {
+      const std::string text = f->as_string();
+      if (text != "as-emitted" && text != "as-given") f->error("expected as-emitted or as-given");
+      source.forced_splits = parse_forced_splits(text);
+    }
+    const JsonNode tables = s.at("tables");
+    for (size_t t = 0; t < tables.size(); ++t) {
+      const std::string table = tables.element(t).as_string();
+      const fs::path p = fs::path(table).is_absolute() ? fs::path(table) : base / table;
+      std::error_code ec;
+      if (!fs::is_regular_file(p, ec)) tables.element(t).error("no table '" + p.string() + "'");
+      source.tables.push_back(p.string());
+    }
+    if (source.tables.empty()) tables.error("a source needs at least one table");
+    out.push_back(std::move(source));
+  }
+  return out;
+}
+
+// A folder without a manifest: one source of its CSVs, in name order.
+MeasurementSource folder_source(const std::string& dir) {
+  MeasurementSource source;
+  source.name = fs::path(without_trailing_slash(dir)).filename().string();
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".csv") source.tables.push_back(entry.path().string());
+  }
+  std::sort(source.tables.begin(), source.tables.end());
+  if (source.tables.empty()) fail(dir, "", "no sources.json and no .csv table in the folder");
+  return source;
+}
+
+}  // namespace
+
+std::vector<MeasurementSource> load_measurement_sources(const std::vector<std::string>& paths) {
+  std::vector<MeasurementSource> out;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      const fs::path manifest = fs::path(path) / "sources.json";
+      if (fs::is_regular_file(manifest, ec)) {
+        for (auto& s : read_manifest(manifest.string())) out.push_back(std::move(s));
+      } else {
+        out.push_back(folder_source(path));
+      }
+    } else if (fs::path(path).extension() == ".json") {
+      for (auto& s : read_manifest(path)) out.push_back(std::move(s));
+    } else {
+      require_regular_file(path);
+      out.push_back({fs::path(path).stem().string(), {path}, "", std::nullopt});
+    }
+  }
+  if (out.empty()) fail("", "validate", "no measurement table given");
+  std::set<std::string> names;
+  for (const auto& s : out) {
+    if (!names.insert(s.name).second)
+      fail(s.tables.front(), "", "a second source named '" + s.name + "' (each source needs its own name)");
+  }
+  return out;
+}
+
+}  // namespace spyre::studies
