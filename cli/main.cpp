@@ -26,6 +26,7 @@
 #include "runtime/user_files.h"
 #include "sim/run_bundle.h"
 #include "sim/run_kernel_cache.h"
+#include "studies/calibrate.h"
 #include "studies/split_cost_sim.h"
 #include "studies/study_softmax_lx.h"
 #include "studies/study_splits.h"
@@ -434,6 +435,7 @@ Subcommand add_validate(CLI::App& app) {
     ArchOptions arch;
     bool quiet = false;
     std::string between_runs, forced_splits = "auto";
+    int explain = 0;
   };
   auto o = std::make_shared<Options>();
   auto& v = o->validate;
@@ -462,6 +464,10 @@ Subcommand add_validate(CLI::App& app) {
   cmd->add_option("-j,--workers", v.workers, "Worker processes running rows (default: the machine's cores)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--quiet", o->quiet, "Print only the per-shape table and the summary");
+  cmd->add_option("--explain", o->explain,
+                  "Run only the row on this line of the (one) table and print what bounds each of its kernels, per "
+                  "core, next to the measurement")
+      ->check(CLI::Range(2, 100000000));
   return {cmd, [o] {
             auto& v = o->validate;
             o->arch.apply_to(v);
@@ -470,6 +476,12 @@ Subcommand add_validate(CLI::App& app) {
             if (!o->quiet)
               v.on_row = [](const auto& row) { std::cout << spyre::studies::validate_row_line(row) << std::flush; };
             const bool one_table = v.tables.size() == 1 && std::filesystem::path(v.tables[0]).extension() == ".csv";
+            if (o->explain > 0) {
+              if (!one_table) spyre::fail("", "--explain", "give one CSV table");
+              v.table = v.tables[0];
+              std::cout << spyre::studies::explain_row(v, o->explain);
+              return kOk;
+            }
             if (one_table) {
               v.table = v.tables[0];
               std::cout << spyre::studies::validate_table(spyre::studies::run_validate(v));
@@ -481,6 +493,66 @@ Subcommand add_validate(CLI::App& app) {
                         << spyre::studies::validate_table(source);
             }
             std::cout << spyre::studies::sources_summary_table(all);
+            return kOk;
+          }};
+}
+
+Subcommand add_calibrate(CLI::App& app) {
+  struct Options {
+    spyre::studies::CalibrateOptions calibrate;
+    ArchOptions arch;
+    std::string between_runs, forced_splits = "auto";
+  };
+  auto o = std::make_shared<Options>();
+  auto& c = o->calibrate;
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "Fit arch parameters to measured kernel times and show each source's error left out of the fit "
+      "(docs/calibration.md, \"Calibrate\")");
+  cmd->add_option("sources", c.validate.tables,
+                  "Measurement tables, sources.json manifests or folders, as validate takes them (models/calibration: "
+                  "every built-in source)")
+      ->required();
+  cmd->add_option("--param", c.params,
+                  "An arch parameter to fit: PATH (searched from half to twice its value) or PATH=LO:HI (repeatable)")
+      ->required();
+  cmd->add_option("-o,--output", c.output_dir,
+                  "Folder for arch.json (the fit as an arch file), calibration.json, calibration.md and "
+                  "evaluations.jsonl (every run; a re-run resumes from it)")
+      ->required();
+  cmd->add_option("--rank-weight", c.rank_weight,
+                  "Weight of (1 - Spearman) of each source's shapes next to its mean |log error|")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--rows-per-source", c.rows_per_source,
+                  "Rows of each source the fit samples, spread over its shapes (0: every row); the errors reported "
+                  "are over every row")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  cmd->add_option("--steps", c.steps, "Samples of each parameter's range on each side of its value")
+      ->check(CLI::Range(1, 10))
+      ->capture_default_str();
+  cmd->add_flag(
+      "--no-leave-out", [o](int64_t) { o->calibrate.leave_out = false; },
+      "Fit to all the sources only, not also without each in turn");
+  add_arch_options(cmd, o->arch);
+  cmd->add_option("--where", c.validate.where, "Keep rows whose COLUMN equals VALUE (every table must have COLUMN)");
+  add_warmup_option(cmd, c.validate.warmup, "profilers time repeated runs; 0: a cold start");
+  add_between_runs_option(cmd, o->between_runs, "auto");
+  cmd->add_option("--forced-splits", o->forced_splits, "As validate: auto, as-emitted or as-given")
+      ->check(CLI::IsMember({"auto", "as-emitted", "as-given"}))
+      ->capture_default_str();
+  cmd->add_option("-j,--workers", c.validate.workers, "Worker processes running rows (default: the machine's cores)")
+      ->check(CLI::Range(1, 1024));
+  return {cmd, [o] {
+            auto& c = o->calibrate;
+            o->arch.apply_to(c.validate);
+            c.validate.between_runs = spyre::sim::parse_between_runs(o->between_runs);
+            c.validate.forced_splits = spyre::studies::parse_forced_splits(o->forced_splits);
+            c.progress = &std::cerr;
+            const auto result = spyre::studies::run_calibrate(c);
+            std::cout << spyre::studies::calibration_table(result) << "wrote " << c.output_dir
+                      << "/arch.json, calibration.json, calibration.md\n";
             return kOk;
           }};
 }
@@ -607,8 +679,9 @@ int main(int argc, char** argv) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   CLI::App app{"spyre-sim: a cycle-approximate simulator of the IBM Spyre accelerator"};
   app.require_subcommand(1);
-  const std::vector<Subcommand> subcommands = {add_run(app),   add_check(app),    add_compile(app), add_plan(app),
-                                               add_study(app), add_validate(app), add_sweep(app),   add_arch(app)};
+  const std::vector<Subcommand> subcommands = {add_run(app),       add_check(app), add_compile(app),
+                                               add_plan(app),      add_study(app), add_validate(app),
+                                               add_calibrate(app), add_sweep(app), add_arch(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,6 +1,8 @@
 #include "runtime/arch_config.h"
 
 #include <cmath>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -174,6 +176,15 @@ ArchConfig load_arch(const std::string& path, const std::vector<std::string>& ov
   return build(doc, label, overrides);
 }
 
+std::map<std::string, std::string> arch_sources(const std::string& path, const std::vector<std::string>& overrides) {
+  std::string label;
+  Json doc = load_document(path, label);
+  build(doc, label, overrides);
+  std::map<std::string, std::string> out;
+  for (const auto& p : arch_params()) out[p.path] = (*locate(doc, p.path))["_source"].get<std::string>();
+  return out;
+}
+
 std::vector<std::string> describe_arch(const std::string& path, const std::vector<std::string>& overrides) {
   std::string label;
   Json doc = load_document(path, label);
@@ -196,24 +207,63 @@ std::vector<std::string> describe_arch(const std::string& path, const std::vecto
   return lines;
 }
 
-std::string builtin_arch_json() {
+namespace {
+
+// An arch file in spyre.json's layout: each parameter's value and source from
+// `leaf` ({value, _source}), in the table's order, grouped as the paths say.
+std::string arch_file_text(const std::string& name, const std::string& description,
+                           const std::function<std::pair<double, std::string>(const ArchParam&)>& leaf) {
   std::ostringstream out;
-  out << "{\n  \"$schema\": " << Json(kSchemaFile).dump() << ",\n  \"name\": " << Json(kArchName).dump()
-      << ",\n  \"description\": " << Json(kArchDescription).dump();
+  out << "{\n  \"$schema\": " << Json(kSchemaFile).dump() << ",\n  \"name\": " << Json(name).dump()
+      << ",\n  \"description\": " << Json(description).dump();
   std::string group;
   for (const auto& p : arch_params()) {
     const std::string g = group_of(p.path);
     if (g != group && !group.empty()) out << "\n  }";
     out << ",\n";
     if (g != group && !g.empty()) out << "  " << Json(g).dump() << ": {\n";
+    const auto [value, source] = leaf(p);
     out << (g.empty() ? "  " : "    ") << Json(g.empty() ? std::string(p.path) : leaf_of(p.path)).dump()
-        << ": {\"value\": " << value_text(p, p.value) << ", \"unit\": " << Json(p.unit).dump()
-        << ", \"_source\": " << Json(p.source).dump() << "}";
+        << ": {\"value\": " << value_text(p, value) << ", \"unit\": " << Json(p.unit).dump()
+        << ", \"_source\": " << Json(source).dump() << "}";
     group = g;
   }
   if (!group.empty()) out << "\n  }";
   out << "\n}\n";
   return out.str();
+}
+
+}  // namespace
+
+std::string builtin_arch_json() {
+  return arch_file_text(kArchName, kArchDescription, [](const ArchParam& p) {
+    return std::pair<double, std::string>{p.value, p.source};
+  });
+}
+
+std::string arch_file_json(const std::string& path, const std::vector<std::string>& overrides,
+                           const std::map<std::string, std::pair<double, std::string>>& replaced,
+                           const std::string& description) {
+  std::string label;
+  Json doc = load_document(path, label);
+  const ArchConfig arch = build(doc, label, overrides);
+  std::vector<std::string> checked;
+  for (const auto& [param, value_source] : replaced) {
+    const ArchParam* p = find_arch_param(param);
+    if (p == nullptr) fail(label, param, "unknown arch parameter (known: " + known_paths() + ")");
+    checked.push_back(param + "=" + Json(value_source.first).dump());
+  }
+  load_arch(path, [&] {
+    auto all = overrides;
+    all.insert(all.end(), checked.begin(), checked.end());
+    return all;
+  }());  // the new values must pass every check an arch file gets
+  const std::string name = doc.contains("name") && doc["name"].is_string() ? doc["name"].get<std::string>() : kArchName;
+  return arch_file_text(name, description, [&](const ArchParam& p) {
+    const auto it = replaced.find(p.path);
+    if (it != replaced.end()) return it->second;
+    return std::pair<double, std::string>{p.get(arch), (*locate(doc, p.path))["_source"].get<std::string>()};
+  });
 }
 
 std::string arch_json_schema() {

@@ -7,6 +7,7 @@
 // --set path=value overrides any of them for what-if studies.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -138,11 +139,20 @@ const ArchParam* find_arch_param(const std::string& path);
 // out-of-range values are SpyreErrors naming the file and parameter.
 ArchConfig load_arch(const std::string& path, const std::vector<std::string>& overrides);
 
+// Every parameter's _source, by path, after the overrides.
+std::map<std::string, std::string> arch_sources(const std::string& path, const std::vector<std::string>& overrides);
 // Every parameter as "path = value unit  (source)", for `spyre-sim arch`.
 std::vector<std::string> describe_arch(const std::string& path, const std::vector<std::string>& overrides);
 
 // The built-in card as an arch file: the text of models/arch/spyre.json.
 std::string builtin_arch_json();
+// The arch `path` (empty: built-in) with `overrides` applied and the
+// parameters of `replaced` given a new value and source, as an arch file
+// (`calibrate` writes its fit so). Throws SpyreError for an unknown
+// parameter or a value outside its range.
+std::string arch_file_json(const std::string& path, const std::vector<std::string>& overrides,
+                           const std::map<std::string, std::pair<double, std::string>>& replaced,
+                           const std::string& description);
 // A JSON Schema of arch files (models/arch/spyre.schema.json): every
 // parameter with its unit, range and whether it is an integer.
 std::string arch_json_schema();

@@ -260,8 +260,9 @@ std::string row_message(const CsvTable& table, int line, const std::string& what
 }
 
 // Runs a bundle; its kernels' device time, or its whole latency.
-double simulate_us(const sim::RunOptions& run, bool bundle_latency) {
+double simulate_us(const sim::RunOptions& run, bool bundle_latency, std::vector<sim::KernelReport>* kernels) {
   const sim::RunReport report = sim::run_bundle(run).report;
+  if (kernels) kernels->insert(kernels->end(), report.kernels.begin(), report.kernels.end());
   if (bundle_latency) return report.latency_us;
   double us = 0;
   for (const auto& k : report.kernels) us += k.end_us - k.start_us;
@@ -322,7 +323,7 @@ MeasurementTable read_measurement_table(const std::string& path, const TableOpti
 }
 
 Json simulate_row_job(const RowJob& job, const std::vector<std::string>& extra_overrides, const ArchConfig& arch,
-                      const std::string& dir) {
+                      const std::string& dir, std::vector<sim::KernelReport>* kernels) {
   std::vector<sim::RunOptions> runs;  // each program, run in turn
   std::string ran_as;
   try {
@@ -353,7 +354,7 @@ Json simulate_row_job(const RowJob& job, const std::vector<std::string>& extra_o
   double us = 0;
   for (auto& run : runs) {
     run.arch_overrides.insert(run.arch_overrides.end(), extra_overrides.begin(), extra_overrides.end());
-    us += simulate_us(run, job.bundle_latency);
+    us += simulate_us(run, job.bundle_latency, kernels);
   }
   Json result = {{"simulated_us", us}};
   if (!ran_as.empty()) result["ran_as"] = ran_as;

@@ -116,7 +116,9 @@ MeasurementTable read_measurement_table(const std::string& path, const TableOpti
 // compiling what it needs under `dir`: {"simulated_us", "ran_as"?} or
 // {"skipped": why} for a row the compiler refuses. Throws SpyreError for a
 // failure of the row itself.
+// With `kernels`, each run's kernel reports (times, bytes, what bounds them)
+// are appended there.
 Json simulate_row_job(const RowJob& job, const std::vector<std::string>& extra_overrides, const ArchConfig& arch,
-                      const std::string& dir);
+                      const std::string& dir, std::vector<sim::KernelReport>* kernels = nullptr);
 
 }  // namespace spyre::studies

@@ -42,16 +42,16 @@ std::vector<double> ranks(const std::vector<double>& values) {
   return out;
 }
 
+Json number_or_null(double v) { return std::isfinite(v) ? Json(sim::rounded(v, 4)) : Json(nullptr); }
+
+}  // namespace
+
 double median(std::vector<double> v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
-
-Json number_or_null(double v) { return std::isfinite(v) ? Json(sim::rounded(v, 4)) : Json(nullptr); }
-
-}  // namespace
 
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -87,20 +87,11 @@ void write_rows_csv(const std::string& path, const std::vector<Validation>& sour
   if (!out) fail(path, "", "cannot write the CSV");
 }
 
-// One source's tables read: its entries in order, each with its table.
-struct SourceEntries {
-  Validation validation;
-  std::vector<std::pair<std::string, TableEntry>> entries;  // table path, entry
-};
+}  // namespace
 
-// Reads every source's tables, runs their rows in one pool, and summarises
-// each source. Throws SpyreError naming the table and line of the first row
-// that failed.
-std::vector<Validation> validate_each(const std::vector<MeasurementSource>& sources, const ValidateOptions& options) {
+std::vector<SourceEntries> read_sources(const std::vector<MeasurementSource>& sources, const ValidateOptions& options) {
   const ArchConfig arch = load_arch(options.arch_path, options.arch_overrides);
   std::vector<SourceEntries> all;
-  std::vector<const RowJob*> jobs;
-  std::vector<std::pair<size_t, size_t>> job_at;  // (source, entry)
   for (const auto& source : sources) {
     SourceEntries s;
     s.validation.options = options;
@@ -114,11 +105,21 @@ std::vector<Validation> validate_each(const std::vector<MeasurementSource>& sour
     }
     all.push_back(std::move(s));
   }
+  return all;
+}
+
+namespace {
+
+// Reads every source's tables, runs their rows in one pool, and summarises
+// each source. Throws SpyreError naming the table and line of the first row
+// that failed.
+std::vector<Validation> validate_each(const std::vector<MeasurementSource>& sources, const ValidateOptions& options) {
+  std::vector<SourceEntries> all = read_sources(sources, options);
+  std::vector<SimulationJob> jobs;
   for (size_t i = 0; i < all.size(); ++i) {
     for (size_t e = 0; e < all[i].entries.size(); ++e) {
       if (!all[i].entries[e].second.job) continue;
-      jobs.push_back(&*all[i].entries[e].second.job);
-      job_at.emplace_back(i, e);
+      jobs.push_back({&*all[i].entries[e].second.job, {}});
     }
   }
   // Rows are taken (and told to on_row) in the sources' order as the prefix
@@ -161,7 +162,7 @@ std::vector<Validation> validate_each(const std::vector<MeasurementSource>& sour
       ++next_entry;
     }
   };
-  simulate_jobs(jobs, options, {}, [&](size_t j, const Json& result) {
+  simulate_jobs(jobs, options, [&](size_t j, const Json& result) {
     results[j] = result;
     take_ready();
   });
@@ -182,12 +183,8 @@ std::vector<Validation> validate_each(const std::vector<MeasurementSource>& sour
 
 }  // namespace
 
-std::vector<Json> simulate_jobs(const std::vector<const RowJob*>& jobs, const ValidateOptions& options,
-                                const std::vector<std::string>& extra_overrides,
+std::vector<Json> simulate_jobs(const std::vector<SimulationJob>& jobs, const ValidateOptions& options,
                                 const std::function<void(size_t, const Json&)>& done) {
-  std::vector<std::string> overrides = options.arch_overrides;
-  overrides.insert(overrides.end(), extra_overrides.begin(), extra_overrides.end());
-  const ArchConfig arch = load_arch(options.arch_path, overrides);
   std::vector<Json> results(jobs.size());
   ScratchDir scratch("validate");
   WorkerPoolOptions pool;
@@ -196,7 +193,12 @@ std::vector<Json> simulate_jobs(const std::vector<const RowJob*>& jobs, const Va
       jobs.size(), pool,
       [&](size_t j) {
         const std::string dir = scratch.file("row" + std::to_string(j));
-        return json_job_line(dir, [&] { return simulate_row_job(*jobs[j], extra_overrides, arch, dir); });
+        return json_job_line(dir, [&] {
+          std::vector<std::string> overrides = options.arch_overrides;
+          overrides.insert(overrides.end(), jobs[j].overrides.begin(), jobs[j].overrides.end());
+          const ArchConfig arch = load_arch(options.arch_path, overrides);
+          return simulate_row_job(*jobs[j].job, jobs[j].overrides, arch, dir);
+        });
       },
       [&](size_t j, const std::string* line, const std::string& failure) {
         results[j] = line != nullptr ? Json::parse(*line) : Json{{"error", failure}};
@@ -214,6 +216,57 @@ Validation run_validate(const ValidateOptions& options) {
   if (!options.report_path.empty()) write_json_file(options.report_path, v.report);
   if (!options.csv_path.empty()) write_rows_csv(options.csv_path, {v});
   return v;
+}
+
+std::string explain_row(const ValidateOptions& options, int line) {
+  require_regular_file(options.table);
+  const MeasurementSource source{
+      std::filesystem::path(options.table).stem().string(), {options.table}, "", std::nullopt};
+  const auto all = read_sources({source}, options);
+  const RowJob* job = nullptr;
+  for (const auto& [table, entry] : all.front().entries) {
+    if (entry.job && entry.job->row.line == line) job = &*entry.job;
+    if (!entry.job && entry.skipped.line == line)
+      fail(options.table, "--explain " + std::to_string(line), "the row is skipped: " + entry.skipped.reason);
+  }
+  if (job == nullptr) {
+    fail(options.table, "--explain " + std::to_string(line),
+         "no row on that line" + std::string(options.where.empty() ? "" : " that --where keeps"));
+  }
+  const ArchConfig arch = load_arch(options.arch_path, options.arch_overrides);
+  ScratchDir scratch("explain");
+  std::vector<sim::KernelReport> kernels;
+  const Json result = simulate_row_job(*job, {}, arch, scratch.file("row"), &kernels);
+  if (result.contains("skipped"))
+    fail(options.table, "--explain " + std::to_string(line),
+         "the compiler cannot make it: " + result.at("skipped").get<std::string>());
+  ValidateRow row = job->row;
+  row.simulated_us = result.at("simulated_us").get<double>();
+  if (result.contains("ran_as")) row.ran_as = result.at("ran_as").get<std::string>();
+  std::ostringstream out;
+  char text[400];
+  out << "line " << line << " of " << options.table << ": " << row.shape << ", split " << row.split
+      << (row.ran_as.empty() ? "" : " (ran as " + row.ran_as + ")") << ", lx " << row.lx << ", "
+      << (row.source == "compiled" ? "compiled" : "bundle " + row.source) << "\n";
+  std::snprintf(text, sizeof text, "measured %.1f us, simulated %.1f us (%+.1f%%)%s\n\n", row.measured_us,
+                row.simulated_us, 100 * row.error(),
+                job->bundle_latency ? ", whole-bundle latency" : ", kernel device time");
+  out << text;
+  out << "what bounds each kernel: its time on the core that finished last, by what that core was doing\n"
+         "(lpddr5/dma: a transfer open, split by LPDDR5's busy share; pt/sfu: compute alone; ring; idle; "
+         "barrier: done, waiting for the others)\n";
+  for (const auto& k : kernels) {
+    std::snprintf(text, sizeof text, "\n  %-12s %-14s %3d cores  %10.1f us  launch %.1f us  core %d bound by %s: %s\n",
+                  k.file.c_str(), k.op.c_str(), k.cores, k.end_us - k.start_us, k.bound.launch_us,
+                  k.bound.critical_core, k.bound.bound_by.c_str(), sim::bound_text(k.bound.shares).c_str());
+    out << text;
+    for (const auto& c : k.bound.cores) {
+      std::snprintf(text, sizeof text, "    core %2d  done at %10.1f us  by %-7s %s\n", c.core, c.end_us,
+                    c.bound_by.c_str(), sim::bound_text(c.shares).c_str());
+      out << text;
+    }
+  }
+  return out.str();
 }
 
 SourcesValidation run_validate_sources(const ValidateOptions& options) {

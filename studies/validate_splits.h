@@ -16,6 +16,7 @@
 
 #include "runtime/json_node.h"
 #include "studies/measurement_rows.h"
+#include "studies/measurement_sources.h"
 
 namespace spyre::studies {
 
@@ -89,17 +90,36 @@ std::string sources_summary_table(const SourcesValidation& v);
 // The rows' errors summarised: per op, per shape (Spearman, picks) and overall
 // (v.rows and v.skipped given; v.groups, v.summary and v.report filled).
 void summarize_validation(Validation& v);
-// Runs jobs in a pool of `workers` processes (0: one per hardware thread) with
-// `extra_overrides` after each job's own --set: each job's result
-// (simulate_row_job), or {"error": message}. `done` (may be empty) is given
-// each job's index and result as it ends, in the order they end.
-std::vector<Json> simulate_jobs(const std::vector<const RowJob*>& jobs, const ValidateOptions& options,
-                                const std::vector<std::string>& extra_overrides,
+// One source's tables read: its rows in order, each with its table, and its
+// Validation with options, name and tables set.
+struct SourceEntries {
+  Validation validation;
+  std::vector<std::pair<std::string, TableEntry>> entries;  // table path, entry
+};
+std::vector<SourceEntries> read_sources(const std::vector<MeasurementSource>& sources, const ValidateOptions& options);
+
+// A row to simulate with these --set overrides after the job's own.
+struct SimulationJob {
+  const RowJob* job = nullptr;
+  std::vector<std::string> overrides;
+};
+// Runs jobs in a pool of `workers` processes (0: one per hardware thread):
+// each job's result (simulate_row_job), or {"error": message}. `done` (may be
+// empty) is given each job's index and result as it ends, in the order they end.
+std::vector<Json> simulate_jobs(const std::vector<SimulationJob>& jobs, const ValidateOptions& options,
                                 const std::function<void(size_t, const Json&)>& done = {});
+
+// `validate --explain LINE`: the row on that line of options.table run here,
+// next to its measurement: each kernel's time and what bounds it, on its
+// slowest core and on every core (sim/report/kernel_bounds.h). Throws
+// SpyreError for a line that holds no row, or a row skipped (with why).
+std::string explain_row(const ValidateOptions& options, int line);
+
 // The per-shape table and the summary; validate_row_line: one row's line.
 std::string validate_table(const Validation& v);
 std::string validate_row_line(const ValidateRow& row);
 // Spearman rank correlation (ties share their mean rank); NaN when undefined.
 double spearman(const std::vector<double>& a, const std::vector<double>& b);
+double median(std::vector<double> values);  // NaN when empty
 
 }  // namespace spyre::studies

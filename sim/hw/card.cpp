@@ -71,19 +71,20 @@ void Card::run() {
     }
     int bundle = -1;
     for (size_t k = 0; k < program_.kernels.size(); ++k) {
+      const double launched = now_ns();
       if (program_.kernels[k].bundle != bundle) {
         bundle = program_.kernels[k].bundle;
         sc_core::wait(ns(arch_.launch.bundle_overhead_us * 1000.0));
       }
       sc_core::wait(ns(arch_.launch.sdsc_overhead_ns));
-      run_kernel(k);
+      run_kernel(k, now_ns() - launched);
     }
   }
   device_end_ns_ = now_ns();
   wait_until_ns(host_transfers(false));
 }
 
-void Card::run_kernel(size_t index) {
+void Card::run_kernel(size_t index, double launch_ns) {
   const Kernel& kernel = program_.kernels[index];
   const KernelWork& work = plans_[index];
   current_ = &work;
@@ -93,17 +94,20 @@ void Card::run_kernel(size_t index) {
   shuffle_ = Exchange();
   relayout_ = Exchange();
   remaining_ = static_cast<int>(work.cores.size());
-  KernelTiming timing;
-  timing.start_ns = now_ns();
+  timing_ = KernelTiming();
+  timing_.start_ns = now_ns();
+  timing_.launch_ns = launch_ns;
+  const double channel_busy_at_start = memory.counters().at("channel_busy_ns");
   for (const auto& cw : work.cores) cores[static_cast<size_t>(cw.core)]->start(&cw, kernel.label);
   if (remaining_ > 0) sc_core::wait(kernel_done_);
   // The cores' barrier, whatever their number.
   if (work.cores.size() > 1 && arch_.launch.barrier_ns > 0) sc_core::wait(ns(arch_.launch.barrier_ns));
   // The run's written bytes reach LPDDR5 before the device work that follows it.
   if (between_ == BetweenRuns::kDeviceWork && index + 1 == program_.kernels.size()) wait_until_ns(cache.flush());
-  timing.end_ns = now_ns();
-  kernel_timing_.push_back(timing);
-  kernel_log_.add(timing.start_ns, timing.end_ns, kernel.label + " " + kernel.sdsc->op_summary());
+  timing_.end_ns = now_ns();
+  timing_.lpddr5_channel_busy_ns = memory.counters().at("channel_busy_ns") - channel_busy_at_start;
+  kernel_timing_.push_back(timing_);
+  kernel_log_.add(timing_.start_ns, timing_.end_ns, kernel.label + " " + kernel.sdsc->op_summary());
 }
 
 double Card::ring_transfer(tlm_utils::simple_initiator_socket<Card>& ring, RingRoute& route, int64_t bytes,
@@ -123,6 +127,12 @@ double Card::ring_transfer(tlm_utils::simple_initiator_socket<Card>& ring, RingR
 }
 
 void Card::ring_phase(int core) {
+  const double entered = now_ns();
+  ring_phase_steps(core);
+  timing_.core_ring_ns[core] += now_ns() - entered;
+}
+
+void Card::ring_phase_steps(int core) {
   const KernelWork& work = *current_;
   const CoreWork* mine = nullptr;
   for (const auto& cw : work.cores) {
@@ -144,7 +154,11 @@ void Card::ring_phase(int core) {
   exchange(core, work.shuffle, shuffle_, " shuffle");
 }
 
-void Card::relayout_phase(int core) { exchange(core, current_->relayout, relayout_, " relayout"); }
+void Card::relayout_phase(int core) {
+  const double entered = now_ns();
+  exchange(core, current_->relayout, relayout_, " relayout");
+  timing_.core_ring_ns[core] += now_ns() - entered;
+}
 
 void Card::exchange(int core, const std::vector<RingTransfer>& transfers, Exchange& x, const std::string& what) {
   if (transfers.empty()) return;
@@ -168,7 +182,8 @@ void Card::exchange(int core, const std::vector<RingTransfer>& transfers, Exchan
   if (it != x.arrival.end()) wait_until_ns(it->second);
 }
 
-void Card::core_finished(int) {
+void Card::core_finished(int core) {
+  timing_.core_end_ns[core] = now_ns();
   if (--remaining_ == 0) kernel_done_.notify(sc_core::SC_ZERO_TIME);
 }
 

@@ -31,6 +31,10 @@ namespace spyre::sim {
 
 struct KernelTiming {
   double start_ns = 0, end_ns = 0;
+  double launch_ns = 0;                // bundle launch and dispatch before it
+  std::map<int, double> core_end_ns;   // each core's last store (and write fence) done
+  std::map<int, double> core_ring_ns;  // each core's time in its ring phases (reduce, shuffle, relayout)
+  double lpddr5_channel_busy_ns = 0;   // LPDDR5 channel time the kernel's window took (all channels)
 };
 
 class Card : public sc_core::sc_module, public HardwareBlock, public CardControlIf {
@@ -72,7 +76,8 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
  private:
   SC_HAS_PROCESS(Card);
   void run();
-  void run_kernel(size_t index);
+  void run_kernel(size_t index, double launch_ns);
+  void ring_phase_steps(int core);
   // Moves the host's input (upload) or output tensors over the host link; returns when the last arrives.
   double host_transfers(bool upload);
   double ring_transfer(tlm_utils::simple_initiator_socket<Card>& ring, RingRoute& route, int64_t bytes,
@@ -89,6 +94,7 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   const std::vector<KernelWork>& plans_;
   const KernelWork* current_ = nullptr;
   std::string current_label_;
+  KernelTiming timing_;  // of the kernel running
   int remaining_ = 0;
   sc_core::sc_event kernel_done_;
   std::vector<Barrier> groups_;

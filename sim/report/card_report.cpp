@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/report/invariants.h"
+#include "sim/report/kernel_bounds.h"
 
 namespace spyre::sim {
 
@@ -62,6 +63,7 @@ void add_kernels(RunReport& r, const Program& program, const std::vector<KernelW
     kr.hbm_write_bytes = w.hbm_write_bytes;
     kr.macs = w.compute_macs;
     for (const auto& cw : w.cores) kr.tiles = std::max(kr.tiles, static_cast<int>(cw.tiles.size()));
+    kr.bound = kernel_bound(card, w, k, static_cast<int>(card.memory.counters().at("channels")));
     r.hbm_read_bytes += w.hbm_read_bytes;
     r.hbm_write_bytes += w.hbm_write_bytes;
     r.kernels.push_back(kr);

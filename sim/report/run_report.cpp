@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace spyre::sim {
@@ -26,6 +27,36 @@ std::string pad(const std::string& s, size_t width, bool right = false) {
 }
 
 }  // namespace
+
+std::string bound_text(const std::map<std::string, double>& shares) {
+  std::string text;
+  for (const char* name : {"lpddr5", "dma", "pt", "sfu", "ring", "idle", "barrier"}) {
+    const auto it = shares.find(name);
+    if (it == shares.end() || it->second < 0.01) continue;
+    char part[40];
+    std::snprintf(part, sizeof part, "%s%s %.0f%%", text.empty() ? "" : ", ", name, 100 * it->second);
+    text += part;
+  }
+  return text;
+}
+
+Json bound_to_json(const KernelBound& b) {
+  auto shares = [](const std::map<std::string, double>& m) {
+    Json j = Json::object();
+    for (const auto& [name, share] : m) j[name] = rounded(100 * share, 2);
+    return j;
+  };
+  Json cores = Json::array();
+  for (const auto& c : b.cores) {
+    cores.push_back(
+        {{"core", c.core}, {"end_us", rounded(c.end_us, 4)}, {"by", c.bound_by}, {"shares_pct", shares(c.shares)}});
+  }
+  return {{"by", b.bound_by},
+          {"critical_core", b.critical_core},
+          {"launch_us", rounded(b.launch_us, 4)},
+          {"shares_pct", shares(b.shares)},
+          {"cores", cores}};
+}
 
 Json report_to_json(const RunReport& r) {
   Json j;
@@ -79,7 +110,8 @@ Json report_to_json(const RunReport& r) {
                        {"hbm_read_bytes", k.hbm_read_bytes},
                        {"hbm_write_bytes", k.hbm_write_bytes},
                        {"tiles", k.tiles},
-                       {"macs", k.macs}});
+                       {"macs", k.macs},
+                       {"bound", bound_to_json(k.bound)}});
   }
   j["kernels"] = kernels;
   j["engines"] = cores;
@@ -149,11 +181,12 @@ std::string report_table(const RunReport& r) {
   }
   out << pad("kernel", kernel_width) << pad("op", op_width) << pad("unit", 8) << pad("cores", 6, true)
       << pad("start_us", 12, true) << pad("end_us", 12, true) << pad("hbm_read_B", 14, true)
-      << pad("hbm_write_B", 14, true) << "\n";
+      << pad("hbm_write_B", 14, true) << "  bound by (slowest core)\n";
   for (const auto& k : r.kernels) {
     out << pad(k.file, kernel_width) << pad(k.op, op_width) << pad(k.unit, 8) << pad(std::to_string(k.cores), 6, true)
         << pad(fmt("%.3f", k.start_us), 12, true) << pad(fmt("%.3f", k.end_us), 12, true)
-        << pad(std::to_string(k.hbm_read_bytes), 14, true) << pad(std::to_string(k.hbm_write_bytes), 14, true) << "\n";
+        << pad(std::to_string(k.hbm_read_bytes), 14, true) << pad(std::to_string(k.hbm_write_bytes), 14, true) << "  "
+        << bound_text(k.bound.shares) << "\n";
   }
   out << "\nlatency      " << fmt("%.3f", r.latency_us) << " us  (" << r.cycles << " cycles)\n";
   out << "HBM          read " << r.hbm_read_bytes << " B, write " << r.hbm_write_bytes << " B, total "

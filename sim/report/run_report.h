@@ -16,6 +16,23 @@
 
 namespace spyre::sim {
 
+// What bounds a kernel on one core (sim/report/kernel_bounds.h): its time
+// by what it was doing, each a fraction of the kernel's window.
+struct CoreBound {
+  int core = 0;
+  double end_us = 0;                     // from the kernel's start
+  std::map<std::string, double> shares;  // lpddr5, dma, pt, sfu, ring, idle, barrier
+  std::string bound_by;                  // the largest share
+};
+
+struct KernelBound {
+  double launch_us = 0;
+  int critical_core = -1;  // the last to finish
+  std::string bound_by;    // its largest share
+  std::map<std::string, double> shares;
+  std::vector<CoreBound> cores;
+};
+
 struct KernelReport {
   std::string bundle, file, op, unit;
   int cores = 0;
@@ -23,6 +40,7 @@ struct KernelReport {
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;
   int tiles = 0;    // most tiles any core ran
   double macs = 0;  // batchmatmul multiply-accumulates
+  KernelBound bound;
 };
 
 struct CoreReport {
@@ -85,6 +103,9 @@ struct RunReport {
 };
 
 Json report_to_json(const RunReport& report);
+// A kernel's shares in a fixed order, for tables: "lpddr5 71%, pt 20%, barrier 6%" (shares of 1% and more).
+std::string bound_text(const std::map<std::string, double>& shares);
+Json bound_to_json(const KernelBound& bound);
 // Fixed decimals keep reports byte-identical across runs and readable in diffs.
 double rounded(double value, int decimals);
 std::string report_table(const RunReport& report);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e_support.h"
+#include "sim/run_bundle.h"
 #include "studies/measurement_sources.h"
 #include "studies/sweep_op_graph.h"
 #include "studies/validate_splits.h"
@@ -165,6 +166,48 @@ TEST(ValidateSources, KernelTablesAndSoftmaxStagesRunAsSources) {
   std::string header;
   std::getline(csv, header);
   EXPECT_EQ(header, "source_name,line,op,shape,split,ran_as,lx,source,measured_us,simulated_us,error_pct");
+}
+
+// What bounds a kernel: a one-core amax reduces within sticks on the SFU
+// (compute-bound: 971 us measured), a 32-core add streams through LPDDR5;
+// every core's shares of the kernel's window sum to one.
+// `validate --explain LINE` prints them next to the measurement.
+TEST(ValidateSources, ExplainNamesWhatBoundsEachKernel) {
+  TempDir dir;
+  const std::string table = dir.file("t.csv");
+  write_text(table,
+             "op,rows,cols,cores,lx,kernel_us_median\n"
+             "amax,4096,2048,1,1,971.189\n"
+             "add,2048,4096,32,0,439.586\n");
+  studies::ValidateOptions o;
+  o.table = table;
+  const std::string amax = studies::explain_row(o, 2);
+  EXPECT_NE(amax.find("measured 971.2 us, simulated"), std::string::npos) << amax;
+  EXPECT_NE(amax.find("core 0 bound by sfu: "), std::string::npos) << amax;
+  const std::string add = studies::explain_row(o, 3);
+  EXPECT_NE(add.find("32 cores"), std::string::npos) << add;
+  EXPECT_NE(add.find("core 31  done at"), std::string::npos) << add;
+  // The report's kernels carry the shares: the add's slowest core waits on LPDDR5 most.
+  const auto v = studies::run_validate(o);
+  ASSERT_EQ(v.rows.size(), 2u);
+  sim::RunOptions run;
+  TempDir out;
+  run.bundle = bundle_path("synthetic/add_4096x4096");
+  run.report_path = out.file("r.json");
+  sim::run_bundle(run);
+  const Json r = read_json_file(run.report_path);
+  const Json& bound = r["kernels"][0]["bound"];
+  EXPECT_EQ(bound["by"], "lpddr5") << bound.dump();
+  EXPECT_EQ(bound["cores"].size(), 32u);
+  for (const auto& c : bound["cores"]) {
+    double sum = 0;
+    for (const auto& [name, pct] : c["shares_pct"].items()) sum += pct.get<double>();
+    EXPECT_NEAR(sum, 100, 0.1) << c.dump();
+  }
+  EXPECT_EQ(error_of([&] { studies::explain_row(o, 9); }), table + ": --explain 9: no row on that line");
+  const auto cli = run_cli("validate " + table + " --explain 3");
+  EXPECT_EQ(cli.exit_code, 0) << cli.output;
+  EXPECT_NE(cli.output.find("what bounds each kernel"), std::string::npos) << cli.output;
 }
 
 }  // namespace
