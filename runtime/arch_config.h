@@ -30,10 +30,12 @@ struct ArchConfig {
     double efficiency;
     double split_k_rate, large_block_rate;  // PT rate factors of a projection's block
     int64_t large_block_rows, large_block_cols;
-    double output_stick_ns;  // a batched matmul's output drain per stick
+    int64_t large_block_staging_bytes;  // the staging space the rows and columns hold at; they grow with it
+    double output_stick_ns;             // a batched matmul's output drain per stick
     int64_t output_stick_k;
     double one_stick_output_factor;  // the drain per stick of a core whose output block is one stick wide
     double split_k_output_exponent;  // a K split's cores drain their sticks over split_k to this power
+    double bmm_keep_b_lx_fraction;   // from this backend LX fraction a bmm keeps its B tile across row passes
     int elementwise_elems_per_cycle;
   } pt;
 

@@ -56,6 +56,15 @@ const std::vector<ArchParam>& arch_params() {
        .integer = true,
        .source = "calibrated with pt.large_block_rate: prefill K/V 1_2_16_1 (64 columns) runs in the fast band, "
                  "Q/O 1_2_16_1 (256) does not"},
+      {SPYRE_FIELD(pt.large_block_staging_bytes), .unit = "bytes of staging space", .value = 419328, .min = 1,
+       .max = 1e15, .integer = true,
+       .source = "the staging space of calibration/granite_matmul's LX-0.2 rows, where pt.large_block_rows and "
+                 "_cols were measured; a larger staging space (DXP_LX_FRAC_AVAIL) moves both edges up in proportion, "
+                 "the band being the backend's blocking at that space. Not fitted; tested on "
+                 "calibration/gpt_oss_prefill (LX 1.0, held out): its 32-core blocks of 256 x 256 and 512 x 128 "
+                 "run at the fast band's rate (Q proj 1_2_16_1 241 us, 1_1_32_1 279, 1_4_8_1 235); the GPT-OSS "
+                 "split rows go 24.9 -> 23.0% median |error|, Spearman +0.38 -> +0.52, the Granite rows do not "
+                 "move (docs/calibration.md)"},
       {SPYRE_FIELD(pt.output_stick_ns), .unit = "ns per output stick at the whole LX", .value = 105.0, .min = 0,
        .max = 1e9, .integer = false,
        .source = "calibrated (docs/calibration.md): a batched matmul spends ~0.5-0.6 us per output stick at "
@@ -79,6 +88,14 @@ const std::vector<ArchParam>& arch_params() {
                  "split_k^-0.6 (attn@V, whole sticks of K per core) to split_k^-1.6 (QK^T, which also halves k "
                  "per core) of the unsplit splits with the same core grid; 0.75 scored best of 0.5/0.75/0.85/1 "
                  "on the 263 Granite rows (was 0.5 until the DMA descriptor streaming)"},
+      {SPYRE_FIELD(pt.bmm_keep_b_lx_fraction), .unit = "fraction of LX", .value = 0.5, .min = 0, .max = 2,
+       .integer = false,
+       .source = "calibration/granite_matmul: at DXP_LX_FRAC_AVAIL 0.2 the card streams a batched matmul's B again "
+                 "for every 8-row pass (decode attn@V 16_1_2_1 133 us measured, 127 re-streamed, 72 kept), at 0.8 "
+                 "it keeps it (prefill QK^T 4_1_8_1, 4 passes, 731 us, the same as 1_4_8_1's one pass); the "
+                 "switch lies between the two (unmeasured), 0.5 is its middle. Tested on "
+                 "calibration/gpt_oss_prefill (LX 1.0, not used to set it): attn@V 26.4 -> 4.0% median |error| "
+                 "(42 rows), QK^T 29.9 -> 22.7%; Granite 8.7 -> 8.5% (docs/calibration.md)"},
       {SPYRE_FIELD(pt.elementwise_elems_per_cycle), .unit = "elements/cycle/corelet", .value = 64, .min = 1,
        .max = 1 << 20, .integer = true,
        .source = "assumption: a non-matmul op on the PT array streams one 64-element stick per cycle"},

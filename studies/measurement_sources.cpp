@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "runtime/error.h"
@@ -71,6 +72,7 @@ MeasurementSource folder_source(const std::string& dir) {
 
 std::vector<MeasurementSource> load_measurement_sources(const std::vector<std::string>& paths) {
   std::vector<MeasurementSource> out;
+  std::vector<bool> from_csv;
   for (const auto& path : paths) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
@@ -86,8 +88,19 @@ std::vector<MeasurementSource> load_measurement_sources(const std::vector<std::s
       require_regular_file(path);
       out.push_back({fs::path(path).stem().string(), {path}, "", std::nullopt});
     }
+    from_csv.resize(out.size(), false);
+    if (!fs::is_directory(path, ec) && fs::path(path).extension() != ".json") from_csv.back() = true;
   }
   if (out.empty()) fail("", "validate", "no measurement table given");
+  // Tables given alone are named after their file; two of one name (two
+  // folders' splits.csv) take their folder's name in front.
+  std::map<std::string, int> stems;
+  for (const auto& s : out) stems[s.name]++;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!from_csv[i] || stems[out[i].name] < 2) continue;
+    const fs::path table(out[i].tables.front());
+    out[i].name = table.parent_path().filename().string() + "/" + out[i].name;
+  }
   std::set<std::string> names;
   for (const auto& s : out) {
     if (!names.insert(s.name).second)

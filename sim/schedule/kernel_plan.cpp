@@ -316,7 +316,8 @@ Transfer runs_transfer(ByteRuns runs) {
 // A batched matmul (one batch dim shared by A, B and C) as the backend runs
 // it: a tile holds as many batch elements as fit the staging space with their
 // B slice, one pass of pe_rows rows of A and an fp32 accumulator; B is
-// streamed again for every pass of pe_rows rows. The batch dim sits innermost
+// streamed again for every pass of pe_rows rows (kept across the passes when
+// the backend has pt.bmm_keep_b_lx_fraction of LX or more). The batch dim sits innermost
 // in torch-spyre's bmm layouts, so a tile's DRAM runs are (batch elements per
 // tile) x 128 bytes: a small staging space means short runs, and each run
 // costs the DMA engine dma.run_ns. Each output stick of the result costs
@@ -341,6 +342,10 @@ void plan_batched_matmul(const Kernel& k, const ComputeOp& op, const MatmulDims&
   const int64_t bt = std::clamp<int64_t>(staging / std::max<int64_t>(1, per_batch), 1, b);
   const int64_t passes = (m + g - 1) / g;
   const int64_t blocks = (b + bt - 1) / bt;
+  // With a large share of LX the backend keeps the tile's B across its row
+  // passes; with a small one it streams B again for every pass.
+  const bool keep_b =
+      static_cast<double>(staging) >= arch.pt.bmm_keep_b_lx_fraction * static_cast<double>(arch.lx.size_bytes);
   check_tile_count(s, core, outer_batches * blocks * outer_rows * passes);
   // The element of each outer dim that a flat index of their loop nest names.
   auto outer = [&](const std::vector<std::string>& dims, int64_t index) {
@@ -372,7 +377,7 @@ void plan_batched_matmul(const Kernel& k, const ComputeOp& op, const MatmulDims&
         Tile t;
         const ByteRuns a_runs = sub_box_runs(A, core, row_tile);
         if (!a_runs.empty()) t.loads.push_back(runs_transfer(a_runs));
-        const ByteRuns b_runs = sub_box_runs(B, core, batch_tile);
+        const ByteRuns b_runs = (keep_b && pr > 0) ? ByteRuns{} : sub_box_runs(B, core, batch_tile);
         if (!b_runs.empty()) t.loads.push_back(runs_transfer(b_runs));
         const double macs = static_cast<double>(bc) * rows * n * kk;
         t.pt_cycles = macs / macs_per_cycle;
@@ -547,8 +552,12 @@ double matmul_macs_per_cycle(const ArchConfig& arch, bool batched, bool split_k,
   double rate = arch.pt.efficiency;
   if (!batched) {
     if (split_k) rate *= arch.pt.split_k_rate;
-    const int64_t scale = split_k ? 2 : 1;
-    if (m >= scale * arch.pt.large_block_rows && n >= scale * arch.pt.large_block_cols)
+    // The band's edges, measured at one staging space, grow with the backend's.
+    const double scale =
+        (split_k ? 2.0 : 1.0) * std::max(1.0, static_cast<double>(arch.staging_bytes()) /
+                                                  static_cast<double>(arch.pt.large_block_staging_bytes));
+    if (static_cast<double>(m) >= scale * static_cast<double>(arch.pt.large_block_rows) &&
+        static_cast<double>(n) >= scale * static_cast<double>(arch.pt.large_block_cols))
       rate *= arch.pt.large_block_rate;
   }
   return static_cast<double>(arch.pt.pe_rows) * arch.pt.pe_cols * arch.pt.simd_lanes * arch.corelets_per_core * rate;

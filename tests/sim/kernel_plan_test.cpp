@@ -157,9 +157,29 @@ TEST(KernelPlan, BatchedMatmulStreamsTheWeightPerPassOfEightRows) {
   EXPECT_EQ(core.staging_bytes, 256 * 128 * 2 + 8 * 256 * 2 + 8 * 128 * 4);
 }
 
+// With half of LX or more for its tiles (DXP_LX_FRAC_AVAIL 0.8, 1.0) the
+// backend keeps the tile's B across the row passes: the same bundle at LX
+// fraction 1.0 loads B in the first of its 16 passes only.
+TEST(KernelPlan, BatchedMatmulKeepsTheWeightAcrossPassesWithMostOfLx) {
+  const Program p = load(test::cli_bundle("bmm"));
+  ArchConfig a = arch();
+  a.lx.backend_reserved_fraction = 1.0;
+  const CoreWork core = plan_kernel(p, 0, a).cores[0];
+  ASSERT_EQ(core.tiles.size(), 16u);
+  EXPECT_EQ(core.tiles[0].loads.size(), 2u);
+  for (size_t i = 1; i < core.tiles.size(); ++i) {
+    ASSERT_EQ(core.tiles[i].loads.size(), 1u) << i;  // A's 8 rows only
+    EXPECT_EQ(core.tiles[i].loads[0].bytes, 8 * 256 * 2);
+  }
+  EXPECT_EQ(core.hbm_read_bytes, 128 * 256 * 2 + 256 * 128 * 2);
+  a.pt.bmm_keep_b_lx_fraction = 1.5;  // never: streamed again per pass, as at 0.2
+  EXPECT_EQ(plan_kernel(p, 0, a).cores[0].hbm_read_bytes, 128 * 256 * 2 + 16 * 256 * 128 * 2);
+}
+
 // A projection's PT rate: halved when K is split over cores, halved when the
 // core's block is at least large_block_rows x large_block_cols (twice each
-// with K split).
+// with K split, and in proportion to the staging space beyond
+// pt.large_block_staging_bytes).
 TEST(KernelPlan, ProjectionRateFallsForSplitKAndLargeBlocks) {
   ArchConfig a = arch();
   a.pt.split_k_rate = 0.5;
@@ -173,6 +193,13 @@ TEST(KernelPlan, ProjectionRateFallsForSplitKAndLargeBlocks) {
   EXPECT_DOUBLE_EQ(rate(true, 256, 256), peak * 0.5);
   EXPECT_DOUBLE_EQ(rate(true, 512, 256), peak * 0.5 * 0.25);
   EXPECT_DOUBLE_EQ(matmul_macs_per_cycle(a, true, true, 512, 256), peak);  // batched: its own mechanisms
+  // The band's edges grow with the staging space past the one they were
+  // measured at: at LX fraction 1.0 (5x) a 256 x 256 or 512 x 128 block runs
+  // at the full rate, a 1400 x 700 one does not.
+  a.lx.backend_reserved_fraction = 1.0;
+  EXPECT_DOUBLE_EQ(rate(false, 256, 256), peak);
+  EXPECT_DOUBLE_EQ(rate(false, 512, 128), peak);
+  EXPECT_DOUBLE_EQ(rate(false, 1400, 700), peak * 0.25);
 }
 
 TEST(MatmulBlocking, PicksTheLeastTrafficThatFits) {
