@@ -6,6 +6,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <filesystem>
 
 #include <iostream>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "sim/report/run_report.h"
 #include "sim/run_bundle.h"
 #include "sim/run_kernel_cache.h"
+#include "studies/calibrate.h"
 #include "studies/split_cost_sim.h"
 #include "studies/sweep_runner.h"
 #include "studies/validate_splits.h"
@@ -179,19 +181,45 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
   return result;
 }
 
+// --forced-splits as the CLI spells it; "" is "auto" (each source's own).
+std::optional<spyre::studies::ForcedSplits> forced_splits_of(const std::string& text) {
+  return spyre::studies::parse_forced_splits(text.empty() ? "auto" : text);
+}
+
 py::dict validate(const std::string& table, const Strings& where, const std::string& arch, const Strings& set,
-                  int warmup, const std::string& between_runs, int workers) {
+                  int warmup, const std::string& between_runs, int workers, const std::string& forced_splits) {
   spyre::studies::ValidateOptions o;
   o.table = table;
+  o.tables = {table};
   o.where = where;
   o.arch_path = arch;
   o.arch_overrides = set;
   o.warmup = warmup;
   o.between_runs = between_runs_of(between_runs);
   o.workers = workers;
+  o.forced_splits = forced_splits_of(forced_splits);
   // The rows run in forked processes that never touch Python.
-  const spyre::studies::Validation v = without_gil([&] { return spyre::studies::run_validate(o); });
-  return to_python(v.report);
+  if (std::filesystem::path(table).extension() == ".csv")
+    return to_python(without_gil([&] { return spyre::studies::run_validate(o); }).report);
+  return to_python(without_gil([&] { return spyre::studies::run_validate_sources(o); }).report);
+}
+
+py::dict calibrate(const Strings& sources, const Strings& params, const std::string& output, double rank_weight,
+                   int rows_per_source, int steps, bool leave_out, const std::string& arch, const Strings& set,
+                   int workers, const std::string& forced_splits) {
+  spyre::studies::CalibrateOptions o;
+  o.validate.tables = sources;
+  o.validate.arch_path = arch;
+  o.validate.arch_overrides = set;
+  o.validate.workers = workers;
+  o.validate.forced_splits = forced_splits_of(forced_splits);
+  o.params = params;
+  o.output_dir = output;
+  o.rank_weight = rank_weight;
+  o.rows_per_source = rows_per_source;
+  o.steps = steps;
+  o.leave_out = leave_out;
+  return to_python(without_gil([&] { return spyre::studies::run_calibrate(o); }).report);
 }
 
 py::dict sweep(const std::string& spec, const std::string& output, int workers, const std::string& arch, bool collect,
@@ -246,9 +274,15 @@ PYBIND11_MODULE(spyre_sim, m) {
         py::arg("emit_io") = "", py::arg("seed") = 0, py::arg("arch") = "", py::arg("set") = Strings{},
         py::arg("work_division") = "model");
   m.def("validate", &validate,
-        "Run a table of measured kernels (matmul splits or streaming op records); the report as a dict",
+        "Run a table of measured kernels, or every source of a sources.json manifest or folder; the report as a dict",
         py::arg("table"), py::kw_only(), py::arg("where") = Strings{}, py::arg("arch") = "", py::arg("set") = Strings{},
-        py::arg("warmup") = 1, py::arg("between_runs") = "", py::arg("workers") = 0);
+        py::arg("warmup") = 1, py::arg("between_runs") = "", py::arg("workers") = 0, py::arg("forced_splits") = "");
+  m.def("calibrate", &calibrate,
+        "Fit arch parameters to measurement sources, each source also left out; calibration.json as a dict (the fit "
+        "as an arch file in OUTPUT/arch.json)",
+        py::arg("sources"), py::arg("params"), py::arg("output"), py::kw_only(), py::arg("rank_weight") = 0.0,
+        py::arg("rows_per_source") = 40, py::arg("steps") = 2, py::arg("leave_out") = true, py::arg("arch") = "",
+        py::arg("set") = Strings{}, py::arg("workers") = 0, py::arg("forced_splits") = "");
   m.def("sweep", &sweep,
         "Run a sweep spec locally (or collect its Slurm shards); results in OUTPUT.csv/.json and as dicts; "
         "finished points of an earlier run are skipped",

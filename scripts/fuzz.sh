@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(sdsc bundle_mlir graph npy lx_inputs arch_config)
+[ ${#targets[@]} -eq 0 ] && targets=(sdsc bundle_mlir graph npy lx_inputs arch_config measurements)
 case "$seconds" in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 1 ;; esac
 
 missing=""

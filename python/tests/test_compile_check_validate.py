@@ -71,6 +71,23 @@ def test_validate_ranks_measured_splits():
         spyre_sim.validate(str(SOURCE / "models" / "calibration" / "granite_matmul" / "splits.csv"), where=["nope=1"])
 
 
+def test_validate_runs_sources_and_calibrate_leaves_each_out(tmp_path):
+    stages = SOURCE / "models" / "calibration" / "softmax_seed000" / "stages.csv"
+    manifest = tmp_path / "sources.json"
+    manifest.write_text('{"sources": [{"name": "seed", "tables": ["%s"]}, {"name": "again", "tables": ["%s"]}]}'
+                        % (stages, stages))
+    report = spyre_sim.validate(str(manifest))
+    assert [s["source"] for s in report["sources"]] == ["seed", "again"]
+    assert report["sources"][0]["summary"]["rows"] == 5
+    fit = spyre_sim.calibrate([str(manifest)], ["launch.bundle_overhead_us=5:20"], str(tmp_path / "fit"),
+                              rows_per_source=0)
+    assert [f["fit"] for f in fit["fits"]] == ["all sources", "without seed", "without again"]
+    assert fit["sources"][0]["left_out"]["rows"] == 5
+    assert (tmp_path / "fit" / "arch.json").exists()
+    with pytest.raises(spyre_sim.SpyreError, match="--param"):
+        spyre_sim.calibrate([str(manifest)], ["nope.param"], str(tmp_path / "fit2"))
+
+
 def test_sweep_runs_a_grid_and_resumes(tmp_path):
     spec = tmp_path / "spec.json"
     spec.write_text(
