@@ -384,20 +384,11 @@ SourceScore Calibrator::score(size_t source, const Point& point) const {
     return s;
   }
   summarize_validation(v);
-  std::vector<double> signed_errors, rhos;
-  for (const auto& r : v.rows) signed_errors.push_back(r.error());
-  double picks = 0, best = 0;
-  for (const auto& g : v.groups) {
-    if (std::isfinite(g.spearman)) rhos.push_back(g.spearman);
-    if (g.rows.size() < 2) continue;
-    picks += v.rows[g.pick].measured_us;
-    best += v.rows[g.best].measured_us;
-  }
   s.median_abs_error = v.summary.median_abs_error;
-  s.median_error = median(signed_errors);
+  s.median_error = v.summary.median_error;
   s.within_20 = static_cast<double>(v.summary.within_20) / static_cast<double>(v.summary.rows);
-  s.spearman = rhos.empty() ? kNaN : median(rhos);
-  s.picks_over_best = best > 0 ? picks / best - 1 : kNaN;
+  s.spearman = v.summary.median_spearman;
+  s.picks_over_best = v.summary.picks_over_best;
   return s;
 }
 

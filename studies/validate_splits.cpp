@@ -346,6 +346,18 @@ void summarize_validation(Validation& v) {
     }
     r.median_spearman = median(rhos);
   }
+  std::vector<double> signed_errors, rhos;
+  for (const auto& row : v.rows) signed_errors.push_back(row.error());
+  s.median_error = median(signed_errors);
+  double picks = 0, best = 0;
+  for (const auto& g : v.groups) {
+    if (std::isfinite(g.spearman)) rhos.push_back(g.spearman);
+    if (g.rows.size() < 2) continue;
+    picks += v.rows[g.pick].measured_us;
+    best += v.rows[g.best].measured_us;
+  }
+  s.median_spearman = median(rhos);
+  s.picks_over_best = best > 0 ? picks / best - 1 : std::numeric_limits<double>::quiet_NaN();
 
   Json rows = Json::array(), groups = Json::array();
   for (const auto& row : v.rows) {
@@ -407,6 +419,9 @@ void summarize_validation(Validation& v) {
               {"summary",
                {{"rows", s.rows},
                 {"median_abs_error_pct", sim::rounded(100 * s.median_abs_error, 2)},
+                {"median_error_pct", sim::rounded(100 * s.median_error, 2)},
+                {"median_spearman", number_or_null(s.median_spearman)},
+                {"picks_over_best_pct", number_or_null(100 * s.picks_over_best)},
                 {"within_10_pct", s.within_10},
                 {"within_20_pct", s.within_20},
                 {"within_25_pct", s.within_25},
@@ -430,24 +445,13 @@ std::string sources_summary_table(const SourcesValidation& v) {
                 "median e", "within 20%", "spearman", "picks");
   out << line;
   for (const auto& s : v.sources) {
-    std::vector<double> signed_errors;
-    for (const auto& r : s.rows) signed_errors.push_back(r.error());
-    // Ranking over every LX setting: the median of the groups' correlations
-    // and the measured cost of the model's picks over the device-best.
-    std::vector<double> rhos;
-    double picks = 0, best = 0;
-    for (const auto& g : s.groups) {
-      if (std::isfinite(g.spearman)) rhos.push_back(g.spearman);
-      if (g.rows.size() < 2) continue;
-      picks += s.rows[g.pick].measured_us;
-      best += s.rows[g.best].measured_us;
-    }
+    const ValidateSummary& m = s.summary;
     char rho[16] = "-", regret[16] = "-";
-    if (!rhos.empty()) std::snprintf(rho, sizeof rho, "%+.2f", median(rhos));
-    if (best > 0) std::snprintf(regret, sizeof regret, "%+.1f%%", 100 * (picks / best - 1));
-    std::snprintf(line, sizeof line, "%-22s %5zu %7zu %9.1f%% %+8.1f%% %9.0f%% %9s %8s\n", s.name.c_str(),
-                  s.summary.rows, s.skipped.size(), 100 * s.summary.median_abs_error, 100 * median(signed_errors),
-                  100.0 * s.summary.within_20 / static_cast<double>(s.summary.rows), rho, regret);
+    if (std::isfinite(m.median_spearman)) std::snprintf(rho, sizeof rho, "%+.2f", m.median_spearman);
+    if (std::isfinite(m.picks_over_best)) std::snprintf(regret, sizeof regret, "%+.1f%%", 100 * m.picks_over_best);
+    std::snprintf(line, sizeof line, "%-22s %5zu %7zu %9.1f%% %+8.1f%% %9.0f%% %9s %8s\n", s.name.c_str(), m.rows,
+                  s.skipped.size(), 100 * m.median_abs_error, 100 * m.median_error,
+                  100.0 * m.within_20 / static_cast<double>(m.rows), rho, regret);
     out << line;
   }
   return out.str();

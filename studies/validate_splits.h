@@ -56,8 +56,12 @@ struct OpSummary {
 
 struct ValidateSummary {
   size_t rows = 0;
-  double median_abs_error = 0;
+  double median_abs_error = 0, median_error = 0;  // signed: + the model is slow
   size_t within_10 = 0, within_20 = 0, within_25 = 0;
+  // Over every LX setting: the median of the shapes' correlations (NaN: none)
+  // and the measured cost of the model's picks over the device-best (NaN: no
+  // shape with two or more rows).
+  double median_spearman = 0, picks_over_best = 0;
   std::vector<RankingSummary> ranking;  // one per LX setting, in the table's order
   std::vector<OpSummary> ops;           // in the table's order; empty without an `op` column
 };
