@@ -282,7 +282,7 @@ Subcommand add_compile(CLI::App& app) {
   cmd->add_option("--stop-after", job.stop_after, "Stop after this pass and print the graph; writes nothing");
   cmd->add_flag("--verify-each", job.verify_each, "Run the graph verifier after every pass");
   cmd->add_flag("--quiet", o->quiet, "Do not print the decisions table");
-  return {cmd, [o] {
+  return {cmd, [o, cmd] {
             namespace sc = spyre::compiler;
             auto& job = o->job;
             if (o->list_workloads) {
@@ -294,6 +294,13 @@ Subcommand add_compile(CLI::App& app) {
               return kOk;
             }
             job.options.device = spyre::load_arch(o->arch.path, o->arch.overrides).limits();
+            // Workload options the user set: a workload refuses those it does not take.
+            for (const char* option : {"shape", "dim", "batch", "seq", "hidden", "heads", "kv-heads", "intermediate"}) {
+              if (cmd->count(std::string("--") + option) == 0) continue;
+              if (job.workload.empty())
+                spyre::fail("", std::string("--") + option, "applies to a --workload, not to a graph file");
+              job.params.given.emplace_back(option);
+            }
             if (!o->shape.empty()) job.params.shape = sc::parse_shape(o->shape);
             if (!sc::parse_dtype(o->dtype, job.params.dtype)) {
               spyre::fail("", "--dtype", "unsupported dtype '" + o->dtype + "' (the device has fp16, bf16, fp32)");

@@ -36,6 +36,6 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Cycle-approximate simulator of the IBM Sp
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # libsystemc and the C++ runtime, from the binary's links
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "nlohmann-json3-dev, libyaml-cpp-dev, libsystemc-dev, pkg-config")  # for find_package users
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "nlohmann-json3-dev, libyaml-cpp-dev, libsystemc-dev, libopenblas-dev, pkg-config")  # for find_package users
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-numpy")
 include(CPack)

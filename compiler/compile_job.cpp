@@ -56,14 +56,10 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   }
   const auto files = program_files(outcome.device, options);
   outcome.decisions = decisions_table(outcome.device, options);
-  // Reference values before anything is written, so a failure leaves no files.
-  HostValues inputs, values;
-  if (!job.emit_io_dir.empty()) {
-    inputs = random_inputs(outcome.model, job.seed);
-    values = evaluate_graph(outcome.model, inputs);
-  }
+  // Test data staged before the program is written, so a failure leaves no files.
+  const std::string staged = job.emit_io_dir.empty() ? "" : stage_io(outcome.model, job.seed, job.emit_io_dir);
   write_program_dir(job.output_dir, files);
-  if (!job.emit_io_dir.empty()) write_io(outcome.model, inputs, values, job.emit_io_dir);
+  if (!staged.empty()) commit_io(staged, job.emit_io_dir);
   if (!job.decisions_path.empty()) {
     std::ofstream out(job.decisions_path);
     out << decisions_json(outcome.device, options).dump(2) << "\n";

@@ -18,11 +18,18 @@ namespace spyre::compiler {
 // matrix weights are scaled by 1/sqrt(fan-in) to keep activations near 1.
 HostValues random_inputs(const Graph& g, uint64_t seed);
 
-// Writes inputs/ and reference/ under dir, given the inputs and every
-// tensor's value (evaluate_graph), and reference/tolerance.json: for each
-// output the tolerance it deserves — its dtype's default, widened where the
-// graph evaluated with device-format storage between ops strays further from
-// the reference (ill-conditioned chains). Returns the number of .npy files.
-int write_io(const Graph& g, const HostValues& inputs, const HostValues& all, const std::string& dir);
+// Writes inputs/ (random_inputs, one tensor at a time) and reference/ (the
+// outputs evaluate_graph computes from them) into a staging folder beside
+// `dir`, and reference/tolerance.json: for each output the tolerance it
+// deserves — its dtype's default, widened where the graph evaluated with
+// device-format storage between ops strays further from the reference
+// (ill-conditioned chains). The evaluation reads the inputs back as it needs
+// them, so a graph's weights are never all in memory at once. Returns the
+// staging folder; commit_io moves its files into `dir`. On failure the
+// staging folder is removed and nothing is left.
+std::string stage_io(const Graph& g, uint64_t seed, const std::string& dir);
+// Moves the staged inputs/ and reference/ into `dir` (replacing files of the
+// same names) and removes the staging folder. Returns the number of .npy files.
+int commit_io(const std::string& staged, const std::string& dir);
 
 }  // namespace spyre::compiler

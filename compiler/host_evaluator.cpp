@@ -1,8 +1,11 @@
 #include "compiler/host_evaluator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <numeric>
+
+#include <cblas.h>
 
 #include "compiler/model_ops.h"
 #include "runtime/error.h"
@@ -141,9 +144,48 @@ Array softmax(const Array& x, int dim) {
   return elementwise({&e, &s}, x.shape, [](const float* v) { return v[0] / v[1]; });
 }
 
-// a (..., M, K) @ b (..., K, N) with broadcast batch dims.
-Array matmul(const Array& a, const Array& b) {
-  const int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back(), n = b.shape.back();
+// How a matmul multiplies: double precision (the fp32 reference) or single
+// (the device-storage estimate).
+enum class Gemm { Double, Single };
+
+// C (m x n, ldc n) = A (m x k) @ B, B given as k x n or, transposed, as n x k.
+// In double, B is converted in blocks of columns so a large weight costs its
+// floats and no more.
+void gemm(Gemm kind, const float* pa, const float* pb, bool b_transposed, int64_t m, int64_t k, int64_t n, float* pc) {
+  if (m == 0 || n == 0) return;
+  if (kind == Gemm::Single) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans, static_cast<int>(m),
+                static_cast<int>(n), static_cast<int>(k), 1.0f, pa, static_cast<int>(k), pb,
+                static_cast<int>(b_transposed ? k : n), 0.0f, pc, static_cast<int>(n));
+    return;
+  }
+  constexpr int64_t kBlockElements = int64_t{1} << 21;  // 16 MB of double per block of B
+  const int64_t block = std::clamp<int64_t>(kBlockElements / std::max<int64_t>(1, k), 1, n);
+  // Kept between calls: fresh large buffers would cost page faults each time.
+  static thread_local std::vector<double> a, bb, cc;
+  a.assign(pa, pa + m * k);
+  if (bb.size() < static_cast<size_t>(k * block)) bb.resize(static_cast<size_t>(k * block));
+  if (cc.size() < static_cast<size_t>(m * block)) cc.resize(static_cast<size_t>(m * block));
+  for (int64_t j0 = 0; j0 < n; j0 += block) {
+    const int64_t bn = std::min(block, n - j0);
+    if (b_transposed) {  // rows j0..j0+bn of the n x k B
+      std::copy(pb + j0 * k, pb + (j0 + bn) * k, bb.begin());
+    } else {  // columns j0..j0+bn of the k x n B
+      for (int64_t p = 0; p < k; ++p) std::copy(pb + p * n + j0, pb + p * n + j0 + bn, bb.begin() + p * bn);
+    }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans, static_cast<int>(m),
+                static_cast<int>(bn), static_cast<int>(k), 1.0, a.data(), static_cast<int>(k), bb.data(),
+                static_cast<int>(b_transposed ? k : bn), 0.0, cc.data(), static_cast<int>(bn));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < bn; ++j) pc[i * n + j0 + j] = static_cast<float>(cc[static_cast<size_t>(i * bn + j)]);
+    }
+  }
+}
+
+// a (..., M, K) @ b (..., K, N) — or b (..., N, K) transposed — with broadcast batch dims.
+Array matmul(const Array& a, const Array& b, Gemm kind, bool b_transposed = false) {
+  const int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back();
+  const int64_t n = b_transposed ? b.shape[b.shape.size() - 2] : b.shape.back();
   const Shape abatch(a.shape.begin(), a.shape.end() - 2), bbatch(b.shape.begin(), b.shape.end() - 2);
   const Shape batch = broadcast_shapes({abatch, bbatch}, "matmul");
   Shape out_shape = batch;
@@ -154,19 +196,9 @@ Array matmul(const Array& a, const Array& b) {
                                           0.0f)};
   Array ab{abatch.empty() ? Shape{1} : abatch, {}}, bb{bbatch.empty() ? Shape{1} : bbatch, {}};
   const Shape loop = batch.empty() ? Shape{1} : batch;
-  std::vector<double> acc(static_cast<size_t>(n));
   for_each_broadcast(loop, {&ab, &bb}, [&](int64_t bi, const int64_t* offs) {
-    const float* pa = &a.data[static_cast<size_t>(offs[0] * m * k)];
-    const float* pb = &b.data[static_cast<size_t>(offs[1] * k * n)];
-    float* pc = &out.data[static_cast<size_t>(bi * m * n)];
-    for (int64_t i = 0; i < m; ++i) {
-      std::fill(acc.begin(), acc.end(), 0.0);
-      for (int64_t p = 0; p < k; ++p) {
-        const double av = pa[i * k + p];
-        for (int64_t j = 0; j < n; ++j) acc[static_cast<size_t>(j)] += av * pb[p * n + j];
-      }
-      for (int64_t j = 0; j < n; ++j) pc[i * n + j] = static_cast<float>(acc[static_cast<size_t>(j)]);
-    }
+    gemm(kind, &a.data[static_cast<size_t>(offs[0] * m * k)], &b.data[static_cast<size_t>(offs[1] * k * n)],
+         b_transposed, m, k, n, &out.data[static_cast<size_t>(bi * m * n)]);
   });
   return out;
 }
@@ -189,15 +221,8 @@ Array permute(const Array& x, const std::vector<int>& perm) {
   return out;
 }
 
-Array transpose_last(const Array& w) {
-  std::vector<int> perm(w.shape.size());
-  std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-  return permute(w, perm);
-}
-
-Array linear(const Array& x, const Array& w, const Array* b) {
-  Array y = matmul(x, transpose_last(w));
+Array linear(const Array& x, const Array& w, const Array* b, Gemm kind) {
+  Array y = matmul(x, w, kind, true);
   if (b) y = elementwise({&y, b}, y.shape, [](const float* v) { return v[0] + v[1]; });
   return y;
 }
@@ -224,7 +249,7 @@ Array normalize(const Array& x, const Array* w, const Array* b, float eps, bool 
   return out;
 }
 
-Array attention(const Array& q, const Array& k, const Array& v, float scale) {
+Array attention(const Array& q, const Array& k, const Array& v, float scale, Gemm kind) {
   const size_t r = q.shape.size();
   const int64_t hq = q.shape[r - 3], hkv = k.shape[r - 3], group = hq / hkv;
   // Repeat each key/value head for its query heads (grouped-query attention).
@@ -243,32 +268,76 @@ Array attention(const Array& q, const Array& k, const Array& v, float scale) {
     return out;
   };
   const Array kr = repeat(k), vr = repeat(v);
-  Array scores = matmul(q, transpose_last(kr));
+  Array scores = matmul(q, kr, kind, true);
   for (auto& s : scores.data) s *= scale;
-  return matmul(softmax(scores, static_cast<int>(r - 1)), vr);
+  return matmul(softmax(scores, static_cast<int>(r - 1)), vr, kind);
 }
 
 }  // namespace
 
 HostValues evaluate_graph(const Graph& g, const HostValues& inputs, StoredPrecision precision) {
+  const InputSource source = [&](const Tensor& tensor, std::vector<float>& values) {
+    auto it = inputs.find(tensor.name);
+    if (it == inputs.end()) fail("", "reference evaluation", "no value for input '" + tensor.name + "'");
+    values = it->second;
+  };
+  return evaluate_graph(g, source, precision, {}, nullptr);
+}
+
+HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPrecision precision,
+                          const std::vector<std::string>& keep, std::vector<float>* scratch) {
+  const Gemm gemm_kind = precision == StoredPrecision::Fp32 ? Gemm::Double : Gemm::Single;
   std::vector<Array> values(g.tensors.size());
-  for (size_t t = 0; t < g.tensors.size(); ++t) {
+  std::vector<bool> kept(g.tensors.size(), keep.empty());
+  for (const auto& name : keep) {
+    const int t = g.find(name);
+    if (t < 0) fail("", "reference evaluation", "no tensor '" + name + "' to keep");
+    kept[static_cast<size_t>(t)] = true;
+  }
+  // Each tensor's last reader: its value is dropped after that op unless kept.
+  std::vector<size_t> last_use(g.tensors.size(), 0);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    for (int t : g.ops[i].inputs) last_use[static_cast<size_t>(t)] = i;
+  }
+  std::vector<bool> loaded(g.tensors.size(), false);
+  std::vector<float> own_spare;
+  std::vector<float>& spare = scratch != nullptr ? *scratch : own_spare;
+  auto value = [&](int index) -> const Array& {
+    const auto t = static_cast<size_t>(index);
     const Tensor& tensor = g.tensors[t];
+    if (loaded[t] || tensor.role == Role::Intermediate || tensor.role == Role::Output) return values[t];
+    loaded[t] = true;
     if (tensor.role == Role::Constant) {
       values[t] = {tensor.shape, std::vector<float>(static_cast<size_t>(tensor.elements()), tensor.value)};
-    } else if (tensor.role == Role::Input || tensor.role == Role::Weight) {
-      auto it = inputs.find(tensor.name);
-      if (it == inputs.end()) fail("", "reference evaluation", "no value for input '" + tensor.name + "'");
-      if (static_cast<int64_t>(it->second.size()) != tensor.elements())
+    } else {
+      std::vector<float> v;
+      if (static_cast<size_t>(tensor.elements()) * 2 >= spare.capacity()) {  // not wasted on a small input
+        v = std::move(spare);  // a released weight's pages, already mapped
+        spare = {};
+      }
+      inputs(tensor, v);
+      if (static_cast<int64_t>(v.size()) != tensor.elements())
         fail("", "reference evaluation", "input '" + tensor.name + "' has the wrong size");
-      values[t] = {tensor.shape, it->second};
+      values[t] = {tensor.shape, std::move(v)};
     }
-  }
-  for (const auto& op : g.ops) {
+    return values[t];
+  };
+  auto release = [&](int index, size_t op) {
+    const auto t = static_cast<size_t>(index);
+    if (kept[t] || last_use[t] != op) return;
+    // Keep the largest released storage for the next input: on a VM a fresh
+    // 200 MB allocation spends more time in page faults than in its matmul.
+    if (values[t].data.capacity() > spare.capacity()) spare = std::move(values[t].data);
+    values[t] = Array{};
+  };
+  for (size_t op_index = 0; op_index < g.ops.size(); ++op_index) {
+    const Op& op = g.ops[op_index];
     const ModelOp* m = find_model_op(op.type);
     const std::string where = g.describe(op);
     std::vector<const Array*> in;
-    for (int t : op.inputs) in.push_back(&values[static_cast<size_t>(t)]);
+    if (m->kind != ModelOpKind::SwigluMlp) {
+      for (int t : op.inputs) in.push_back(&value(t));
+    }
     const Tensor& out_t = g.tensors[static_cast<size_t>(op.outputs[0])];
     Array out;
     switch (m->kind) {
@@ -307,21 +376,26 @@ HostValues evaluate_graph(const Graph& g, const HostValues& inputs, StoredPrecis
         out = normalize(*in[0], in.size() > 1 ? in[1] : nullptr, nullptr, op.attrs.value("eps", 1e-6f), false);
         break;
       case ModelOpKind::Matmul:
-        out = matmul(*in[0], *in[1]);
+        out = matmul(*in[0], *in[1], gemm_kind);
         break;
       case ModelOpKind::Linear:
-        out = linear(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr);
+        out = linear(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr, gemm_kind);
         break;
       case ModelOpKind::SwigluMlp: {
-        const Array gate = linear(*in[0], *in[1], nullptr), up = linear(*in[0], *in[2], nullptr);
+        // One weight in memory at a time: each is dropped once multiplied.
+        const Array& x = value(op.inputs[0]);
+        const Array gate = linear(x, value(op.inputs[1]), nullptr, gemm_kind);
+        release(op.inputs[1], op_index);
+        const Array up = linear(x, value(op.inputs[2]), nullptr, gemm_kind);
+        release(op.inputs[2], op_index);
         const Array h =
             elementwise({&gate, &up}, gate.shape, [](const float* v) { return v[0] * sigmoid(v[0]) * v[1]; });
-        out = linear(h, *in[3], nullptr);
+        out = linear(h, value(op.inputs[3]), nullptr, gemm_kind);
         break;
       }
       case ModelOpKind::Attention:
         out = attention(*in[0], *in[1], *in[2],
-                        op.attrs.value("scale", 1.0f / std::sqrt(static_cast<float>(in[0]->shape.back()))));
+                        op.attrs.value("scale", 1.0f / std::sqrt(static_cast<float>(in[0]->shape.back()))), gemm_kind);
         break;
       case ModelOpKind::View: {
         const Array& x = *in[0];
@@ -347,9 +421,15 @@ HostValues evaluate_graph(const Graph& g, const HostValues& inputs, StoredPrecis
       for (auto& x : out.data) x = round_to_format(device_format(out_t.dtype), x);
     }
     values[static_cast<size_t>(op.outputs[0])] = std::move(out);
+    for (int t : op.inputs) release(t, op_index);
   }
   HostValues result;
-  for (size_t t = 0; t < g.tensors.size(); ++t) result[g.tensors[t].name] = std::move(values[t].data);
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    if (!kept[t]) continue;
+    if (g.tensors[t].role == Role::Input || g.tensors[t].role == Role::Weight || g.tensors[t].role == Role::Constant)
+      value(static_cast<int>(t));  // an input nothing read
+    result[g.tensors[t].name] = std::move(values[t].data);
+  }
   return result;
 }
 

@@ -168,7 +168,34 @@ std::vector<WorkloadInfo> list_workloads() {
   return list;
 }
 
+namespace {
+Graph build_named_workload(const std::string& name, const WorkloadParams& p);
+}  // namespace
+
+std::vector<std::string> workload_options(const std::string& name) {
+  if (const ModelOp* m = find_model_op(name); m && m->kind == ModelOpKind::Unary) return {"shape"};
+  if (contains(kReductions, name) || name == "softmax") return {"shape", "dim"};
+  if (contains(kBinary, name) || name == "layernorm" || name == "rmsnorm" || name == "matmul" || name == "linear" ||
+      name == "bmm" || name == "mlp")
+    return {"shape"};
+  if (name == "attention") return {"shape", "kv-heads"};
+  if (name == "decoder") return {"batch", "seq", "hidden", "heads", "kv-heads", "intermediate"};
+  return {};
+}
+
 Graph build_workload(const std::string& name, const WorkloadParams& p) {
+  const auto takes = workload_options(name);
+  for (const auto& option : p.given) {
+    if (takes.empty() || contains(takes, option)) continue;
+    fail("", "--" + option,
+         "the " + name + " workload does not take it (it takes --" + join(takes, ", --") + " and --dtype)");
+  }
+  return build_named_workload(name, p);
+}
+
+namespace {
+
+Graph build_named_workload(const std::string& name, const WorkloadParams& p) {
   const Shape dflt = {512, 1024};
   if (const ModelOp* m = find_model_op(name); m && m->kind == ModelOpKind::Unary) {
     Builder b(name, p.dtype);
@@ -249,5 +276,7 @@ Graph build_workload(const std::string& name, const WorkloadParams& p) {
   if (name == "decoder") return decoder(p);
   fail("", "--workload " + name, "unknown workload (spyre-sim compile --list-workloads lists them)");
 }
+
+}  // namespace
 
 }  // namespace spyre::compiler

@@ -16,6 +16,9 @@ struct WorkloadParams {
   DType dtype = DType::F16;
   // Transformer workloads (mlp, attention, decoder): 0 means the default.
   int64_t batch = 0, seq = 0, hidden = 0, heads = 0, kv_heads = 0, intermediate = 0;
+  // The options the user set ("shape", "dim", "seq", "kv-heads", ...): one the
+  // workload does not take is refused, not ignored.
+  std::vector<std::string> given;
 };
 
 struct WorkloadInfo {
@@ -24,8 +27,12 @@ struct WorkloadInfo {
 };
 
 std::vector<WorkloadInfo> list_workloads();
-// Throws SpyreError for an unknown name or a shape the workload cannot take.
+// Throws SpyreError for an unknown name, a shape the workload cannot take or
+// an option of params.given it does not take.
 Graph build_workload(const std::string& name, const WorkloadParams& params);
+// The options (without "--") a workload takes besides --dtype; empty for an
+// unknown name.
+std::vector<std::string> workload_options(const std::string& name);
 // "512x1024" -> {512, 1024}.
 std::vector<int64_t> parse_shape(const std::string& text);
 

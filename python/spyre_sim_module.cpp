@@ -162,6 +162,7 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
   job.graph_path = graph;
   job.workload = workload;
   job.params.shape = shape;
+  if (!shape.empty()) job.params.given.emplace_back("shape");
   job.output_dir = output;
   job.emit_io_dir = emit_io;
   job.seed = seed;

@@ -58,10 +58,21 @@ int json_depth(const std::string& text) {
 }  // namespace
 
 Json parse_json_text(const std::string& text, const std::string& path) {
+  // The parser takes a NUL byte for the end of its input and would accept
+  // whatever follows it; JSON text holds none.
+  if (const auto nul = text.find('\0'); nul != std::string::npos)
+    fail(path, "byte " + std::to_string(nul), "a NUL byte: nothing may follow the JSON value");
   if (json_depth(text) > kMaxJsonDepth)
     fail(path, "", "malformed JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   try {
     return Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    if (what.find("; expected end of input") != std::string::npos && e.byte > 0)
+      fail(path, "byte " + std::to_string(e.byte - 1), "content after the JSON value");
+    auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    fail(path, "", "malformed JSON: " + what);
   } catch (const nlohmann::json::exception& e) {
     // nlohmann prefixes "[json.exception.parse_error.101] "; keep the useful
     // tail. Numbers too large for a double (1e999) end up here too.

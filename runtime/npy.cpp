@@ -54,9 +54,26 @@ float decode(const std::string& dtype, const char* p) {
 
 int dtype_bytes(const std::string& dtype) { return std::stoi(dtype.substr(1)); }
 
+// Every IEEE half's float, made once.
+const std::vector<float>& half_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (uint32_t h = 0; h < 65536; ++h) t[h] = half_to_float(static_cast<uint16_t>(h));
+    return t;
+  }();
+  return table;
+}
+
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
+  NpyArray array;
+  read_npy_into(path, array);
+  return array;
+}
+
+void read_npy_into(const std::string& path, NpyArray& array) {
+  array.shape.clear();
   const int64_t file_bytes = input_file_size(path);
   std::ifstream in = open_input_file(path);
   char magic[8];
@@ -90,7 +107,6 @@ NpyArray read_npy(const std::string& path) {
   if (!std::regex_search(header, m, descr_re))
     fail(path, "", "header has no simple 'descr' (structured dtypes are not supported)");
   const std::string order = m[1];
-  NpyArray array;
   array.dtype = std::string(m[2]) + std::string(m[3]);
   static const std::vector<std::string> supported = {"f2", "f4", "f8", "i1", "i2", "i4",
                                                      "i8", "u1", "u2", "u4", "u8", "b1"};
@@ -124,13 +140,33 @@ NpyArray read_npy(const std::string& path) {
          "holds " + std::to_string(data_bytes) + " bytes of data, fewer than the " + std::to_string(count) +
              " elements of its shape " + shape_text(array.shape) + " need");
   }
-  std::vector<char> raw(static_cast<size_t>(needed));
-  if (!in.read(raw.data(), static_cast<std::streamsize>(raw.size()))) fail(path, "", "cannot read the data");
   array.values.resize(static_cast<size_t>(count));
   if (!fortran) {
-    for (int64_t i = 0; i < count; ++i) array.values[i] = decode(array.dtype, raw.data() + i * width);
-    return array;
+    // In chunks: a large weight costs its floats, not its bytes besides.
+    constexpr int64_t kChunkElements = int64_t{1} << 18;
+    std::vector<char> chunk(static_cast<size_t>(std::min(count, kChunkElements) * width));
+    const bool half = array.dtype == "f2", single = array.dtype == "f4";
+    for (int64_t first = 0; first < count; first += kChunkElements) {
+      const int64_t n = std::min(kChunkElements, count - first);
+      if (!in.read(chunk.data(), static_cast<std::streamsize>(n * width))) fail(path, "", "cannot read the data");
+      float* out = array.values.data() + first;
+      if (half) {  // the common cases without a per-element dispatch
+        const auto& table = half_table();
+        for (int64_t i = 0; i < n; ++i) {
+          uint16_t h;
+          std::memcpy(&h, chunk.data() + i * 2, 2);
+          out[i] = table[h];
+        }
+      } else if (single) {
+        std::memcpy(out, chunk.data(), static_cast<size_t>(n) * 4);
+      } else {
+        for (int64_t i = 0; i < n; ++i) out[i] = decode(array.dtype, chunk.data() + i * width);
+      }
+    }
+    return;
   }
+  std::vector<char> raw(static_cast<size_t>(needed));
+  if (!in.read(raw.data(), static_cast<std::streamsize>(raw.size()))) fail(path, "", "cannot read the data");
   // Fortran order: the first index varies fastest; rewrite into C order.
   const size_t rank = array.shape.size();
   std::vector<int64_t> index(rank, 0);
@@ -146,7 +182,6 @@ NpyArray read_npy(const std::string& path) {
       index[d] = 0;
     }
   }
-  return array;
 }
 
 void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& values,
@@ -165,9 +200,13 @@ void write_npy(const std::string& path, const std::vector<int64_t>& shape, const
   out.write(len_bytes, 2);
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
   if (dtype == "f2") {
-    std::vector<uint16_t> data(values.size());
-    for (size_t i = 0; i < values.size(); ++i) data[i] = float_to_half(values[i]);
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 2));
+    constexpr size_t kChunk = size_t{1} << 18;  // halves converted at a time
+    std::vector<uint16_t> data(std::min(values.size(), kChunk));
+    for (size_t first = 0; first < values.size(); first += kChunk) {
+      const size_t n = std::min(kChunk, values.size() - first);
+      for (size_t i = 0; i < n; ++i) data[i] = float_to_half(values[first + i]);
+      out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(n * 2));
+    }
   } else {
     out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
   }

@@ -18,6 +18,9 @@ struct NpyArray {
 
 // Throws SpyreError naming the file for anything unreadable or unsupported.
 NpyArray read_npy(const std::string& path);
+// The same into `array`, whose values' storage is reused when large enough
+// (a large weight read again costs no new pages).
+void read_npy_into(const std::string& path, NpyArray& array);
 // dtype "f2" (IEEE half) or "f4".
 void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& values,
                const std::string& dtype);

@@ -52,7 +52,20 @@ inline uint16_t float_to_dl16(float value) {
   return static_cast<uint16_t>(sign | (static_cast<uint32_t>(exponent) << 9) | fraction);
 }
 // Round a float to the nearest DLFloat16 value (the device's result rounding).
-inline float round_dl16(float value) { return dl16_to_float(float_to_dl16(value)); }
+// Magnitudes in [2^-30, 2^32) stay normal and finite: their fraction is
+// rounded to 9 bits (ties to even) in place, which is what the encoding and
+// decoding above give, bit for bit; the rest take that path.
+inline float round_dl16(float value) {
+  uint32_t u;
+  std::memcpy(&u, &value, sizeof u);
+  const uint32_t exp8 = (u >> 23) & 0xFF;
+  if (exp8 < 127 - 30 || exp8 > 127 + 31) return dl16_to_float(float_to_dl16(value));
+  u += 0x1FFF + ((u >> 14) & 1);
+  u &= 0xFFFFC000u;
+  float rounded;
+  std::memcpy(&rounded, &u, sizeof rounded);
+  return rounded;
+}
 
 // IEEE 754 binary16 (host fp16 .npy files).
 uint16_t float_to_half(float value);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "test_support.h"
 
@@ -78,6 +79,87 @@ INSTANTIATE_TEST_SUITE_P(
       std::replace(name.begin(), name.end(), '-', '_');
       return name + "_" + std::to_string(info.index);
     });
+
+// Every JSON reader refuses content after the document, a NUL byte included,
+// naming the file and the byte offset (the parser took a NUL for the end of
+// its input): arch configs, SDSCs, program.json, graphs, LX patterns and
+// buffer lists, measurement source manifests.
+TEST(Robustness, EveryJsonReaderRefusesContentAfterTheDocument) {
+  struct Reader {
+    std::string file;     // copied to {D}/<name> and then appended to
+    std::string command;  // {F}: the appended copy, {D}: its folder
+  };
+  // A compiled program's program.json (read by run) as a file to copy.
+  TempDir compiled;
+  ASSERT_EQ(run_cli("compile --workload add --shape 64x128 -o " + compiled.file("p") + " --quiet").exit_code, 0);
+  const std::vector<Reader> readers = {
+      {compiled.file("p/program.json"), "run {D} --fill 1"},
+      {"models/arch/spyre.json", "arch --arch {F}"},
+      {"models/bundles/seed-abs/sdsc_0.json", "check {D}"},
+      {"models/workloads/softmax.json", "compile {F} -o {D}/out"},
+      {"models/lx_patterns/staircase_up.json", "plan {F}"},
+      {"models/calibration/sources.json", "validate {F}"},
+  };
+  for (const auto& r : readers) {
+    for (const std::string tail : {std::string("\n]"), std::string("\0", 1) + "junk"}) {
+      TempDir dir;
+      const fs::path copy = fs::path(dir.path()) / fs::path(r.file).filename();
+      if (r.file.rfind("program.json") != std::string::npos) {
+        fs::copy(fs::path(r.file).parent_path(), dir.path(),
+                 fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+      } else {
+        fs::copy_file(source_path(r.file), copy);
+      }
+      const auto bytes = static_cast<int64_t>(fs::file_size(copy));
+      {
+        std::ofstream out(copy, std::ios::app | std::ios::binary);
+        out << tail;
+      }
+      std::string command = r.command;
+      for (const auto& [key, value] :
+           {std::pair<std::string, std::string>{"{F}", copy.string()}, {"{D}", dir.path()}}) {
+        for (size_t at; (at = command.find(key)) != std::string::npos;) command.replace(at, key.size(), value);
+      }
+      const auto result = run_cli(command);
+      const int64_t at = tail[0] == '\0' ? bytes : bytes + 1;
+      EXPECT_EQ(result.exit_code, 1) << r.file << ": " << result.output;
+      EXPECT_EQ(result.output, "spyre-sim: error: " + copy.string() + ": byte " + std::to_string(at) + ": " +
+                                   (tail[0] == '\0' ? "a NUL byte: nothing may follow the JSON value"
+                                                    : "content after the JSON value") +
+                                   "\n")
+          << r.file;
+    }
+  }
+}
+
+// A workload refuses an option it does not take (one line naming the option,
+// the workload and what it takes), and a graph file refuses every workload option.
+TEST(Robustness, WorkloadsRefuseOptionsTheyDoNotTake) {
+  TempDir dir;
+  const std::string out = " -o " + dir.file("out") + " --quiet";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--workload mlp --dim 5", "--dim: the mlp workload does not take it (it takes --shape and --dtype)"},
+      {"--workload add --seq 128", "--seq: the add workload does not take it (it takes --shape and --dtype)"},
+      {"--workload exp --kv-heads 2", "--kv-heads: the exp workload does not take it (it takes --shape and --dtype)"},
+      {"--workload softmax --heads 4",
+       "--heads: the softmax workload does not take it (it takes --shape, --dim and --dtype)"},
+      {"--workload matmul --dim 1", "--dim: the matmul workload does not take it (it takes --shape and --dtype)"},
+      {"--workload attention --intermediate 64",
+       "--intermediate: the attention workload does not take it (it takes --shape, --kv-heads and --dtype)"},
+      {"--workload decoder --shape 4x4",
+       "--shape: the decoder workload does not take it (it takes --batch, --seq, --hidden, --heads, --kv-heads, "
+       "--intermediate and --dtype)"},
+      {source_path("models/workloads/softmax.json") + " --dim 0",
+       "--dim: applies to a --workload, not to a graph file"},
+  };
+  for (const auto& [arguments, says] : cases) {
+    const auto r = run_cli("compile " + arguments + out);
+    EXPECT_EQ(r.exit_code, 1) << arguments;
+    EXPECT_EQ(r.output, "spyre-sim: error: " + says + "\n") << arguments;
+  }
+  EXPECT_EQ(run_cli("compile --workload softmax --dim 0 --shape 64x128" + out).exit_code, 0);
+  EXPECT_EQ(run_cli("compile --workload attention --kv-heads 2 --shape 1x4x64x64" + out).exit_code, 0);
+}
 
 // A bundle.mlir constant off by one byte: the message names the IR line that
 // computes the address, not the SDSC whose start addresses it feeds.
