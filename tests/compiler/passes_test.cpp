@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
 #include "compiler/iteration_space.h"
+#include "compiler/model_ops.h"
 #include "compiler/workloads.h"
 #include "small_workloads.h"
 #include "test_support.h"
@@ -175,6 +177,34 @@ TEST(MemoryPlanning, BundlesBindAtMostSevenArguments) {
   CompileOptions packed;
   packed.placement = HbmPlacement::Packed;
   EXPECT_EQ(compile(build_workload("decoder", p), packed).bundles.size(), 1u);
+}
+
+// Every workload refuses each option it does not take, naming the option, the
+// workload and the options it takes, and builds with every option it takes.
+TEST(Workloads, EveryWorkloadRefusesTheOptionsItDoesNotTake) {
+  const std::vector<std::string> all = {"shape", "dim", "batch", "seq", "hidden", "heads", "kv-heads", "intermediate"};
+  std::vector<std::string> names = pointwise_op_names();
+  for (const char* n : {"add", "sub", "mul", "div", "maximum", "minimum", "sum", "mean", "amax", "amin", "softmax",
+                        "layernorm", "rmsnorm", "matmul", "bmm", "linear", "mlp", "attention", "decoder"})
+    names.emplace_back(n);
+  size_t refused = 0;
+  for (const auto& name : names) {
+    const auto takes = workload_options(name);
+    ASSERT_FALSE(takes.empty()) << name;
+    WorkloadParams p;
+    p.given = takes;
+    EXPECT_NO_THROW(build_workload(name, p)) << name;  // the defaults of what it takes
+    for (const auto& option : all) {
+      if (std::find(takes.begin(), takes.end(), option) != takes.end()) continue;
+      p.given = {option};
+      std::string list;
+      for (const auto& t : takes) list += (list.empty() ? "--" : ", --") + t;
+      EXPECT_EQ(test::error_of([&] { build_workload(name, p); }),
+                "--" + option + ": the " + name + " workload does not take it (it takes " + list + " and --dtype)");
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 200u);
 }
 
 TEST(CompileJob, WritesNothingWhenCompilationFails) {
