@@ -22,6 +22,7 @@
 #include "runtime/bundle_dir.h"
 #include "runtime/error.h"
 #include "runtime/hazard.h"
+#include "runtime/op_registry_table.h"
 #include "runtime/text.h"
 #include "runtime/user_files.h"
 #include "sim/run_bundle.h"
@@ -680,15 +681,33 @@ Subcommand add_arch(CLI::App& app) {
           }};
 }
 
+Subcommand add_ops(CLI::App& app) {
+  struct Options {
+    bool markdown = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "ops", "Print every SuperDSC op the simulator reads and the compiler emits: its torch op, unit, cost, constants");
+  cmd->add_flag("--markdown", o->markdown, "Print the table as markdown (docs/ops.md)");
+  return {cmd, [o] {
+            if (o->markdown) {
+              std::cout << spyre::ops_markdown();
+              return kOk;
+            }
+            for (const auto& line : spyre::describe_ops()) std::cout << line << "\n";
+            return kOk;
+          }};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   CLI::App app{"spyre-sim: a cycle-approximate simulator of the IBM Spyre accelerator"};
   app.require_subcommand(1);
-  const std::vector<Subcommand> subcommands = {add_run(app),       add_check(app), add_compile(app),
-                                               add_plan(app),      add_study(app), add_validate(app),
-                                               add_calibrate(app), add_sweep(app), add_arch(app)};
+  const std::vector<Subcommand> subcommands = {add_run(app),   add_check(app),    add_compile(app),   add_plan(app),
+                                               add_study(app), add_validate(app), add_calibrate(app), add_sweep(app),
+                                               add_arch(app),  add_ops(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -5,6 +5,7 @@
 #include "compiler/iteration_space.h"
 #include "runtime/error.h"
 #include "runtime/numerics.h"
+#include "runtime/op_registry.h"
 
 namespace spyre::compiler {
 
@@ -323,7 +324,8 @@ class SdscWriter {
 }  // namespace
 
 const char* execution_unit(const std::string& op_func_name) {
-  return op_func_name == "batchmatmul" || op_func_name == "abs" ? "pt" : "sfp";
+  const OpInfo* op = find_op(op_func_name);
+  return exec_unit_name(op ? op->unit : ExecUnit::SFU);
 }
 
 int64_t tensor_address(const Graph& g, int tensor, int bundle, const CompileOptions& options) {

@@ -11,6 +11,7 @@
 #include "runtime/error.h"
 #include "runtime/npy.h"
 #include "runtime/numerics.h"
+#include "runtime/op_registry.h"
 #include "runtime/tolerance.h"
 #include "runtime/user_files.h"
 
@@ -20,14 +21,15 @@ namespace spyre::compiler {
 
 namespace {
 
-// Tensors some op needs positive: the operand of a log/sqrt/rsqrt/reciprocal
-// and the divisor of a div.
+// Tensors some op needs positive, by its registry row's input domain: the
+// operand of a log/sqrt/rsqrt/reciprocal and the divisor of a div.
 std::set<int> positive_tensors(const Graph& g) {
   std::set<int> out;
   for (const auto& op : g.ops) {
-    if (op.type == "log" || op.type == "sqrt" || op.type == "rsqrt" || op.type == "reciprocal")
-      out.insert(op.inputs[0]);
-    if (op.type == "div" && op.inputs.size() == 2) out.insert(op.inputs[1]);
+    const OpInfo* d = find_torch_op(op.type);
+    if (!d) continue;
+    if (d->domain == InputDomain::PositiveFirst) out.insert(op.inputs[0]);
+    if (d->domain == InputDomain::NonzeroSecond && op.inputs.size() == 2) out.insert(op.inputs[1]);
   }
   return out;
 }

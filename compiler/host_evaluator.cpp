@@ -53,45 +53,13 @@ void for_each_broadcast(const Shape& out, const std::vector<const Array*>& in,
   }
 }
 
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
-float unary(const std::string& op, float x, const Json& a) {
-  if (op == "abs") return std::fabs(x);
-  if (op == "neg") return -x;
-  if (op == "relu") return x > 0 ? x : 0;
-  if (op == "relu6") return std::fmin(std::fmax(x, 0.0f), 6.0f);
-  if (op == "exp") return std::exp(x);
-  if (op == "log") return std::log(x);
-  if (op == "sqrt") return std::sqrt(x);
-  if (op == "rsqrt") return 1.0f / std::sqrt(x);
-  if (op == "reciprocal") return 1.0f / x;
-  if (op == "sigmoid") return sigmoid(x);
-  if (op == "tanh") return std::tanh(x);
-  if (op == "gelu") return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
-  if (op == "silu") return x * sigmoid(x);
-  if (op == "mish") return x * std::tanh(std::log1p(std::exp(x)));
-  if (op == "softplus") {
-    const float beta = a.value("beta", 1.0f), threshold = a.value("threshold", 20.0f);
-    return beta * x > threshold ? x : std::log1p(std::exp(beta * x)) / beta;
-  }
-  if (op == "clamp") return std::fmin(std::fmax(x, a.value("min", -INFINITY)), a.value("max", INFINITY));
-  return x;  // clone
-}
-
-float binary(const std::string& op, float x, float y) {
-  if (op == "add") return x + y;
-  if (op == "sub") return x - y;
-  if (op == "mul") return x * y;
-  if (op == "div") return x / y;
-  if (op == "maximum") return std::fmax(x, y);
-  if (op == "minimum") return std::fmin(x, y);
-  if (op == "eq") return x == y;
-  if (op == "ne") return x != y;
-  if (op == "ge") return x >= y;
-  if (op == "le") return x <= y;
-  if (op == "gt") return x > y;
-  if (op == "lt") return x < y;
-  return (x != 0 && y != 0) ? 1.0f : 0.0f;  // logical_and
+// A pointwise op through its registry row: the semantics the simulator uses,
+// on the host's fp32 values, constants from the graph attributes.
+std::function<float(const float*)> pointwise(const ModelOp& m, const Json& attrs, int count) {
+  const OpInfo& d = *m.device;
+  const OpConstants constants =
+      op_constants(d, [&](const OpConstant& c) { return attrs.value(c.torch_attr, c.default_value); });
+  return [fn = d.semantics.one, constants, count](const float* v) { return fn(v, count, constants); };
 }
 
 Array elementwise(const std::vector<const Array*>& in, const Shape& out_shape,
@@ -342,26 +310,37 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
     Array out;
     switch (m->kind) {
       case ModelOpKind::Unary:
-        out = elementwise(in, out_t.shape, [&](const float* v) { return unary(op.type, v[0], op.attrs); });
+      case ModelOpKind::Where:
+        out = elementwise(in, out_t.shape, pointwise(*m, op.attrs, static_cast<int>(in.size())));
         break;
       case ModelOpKind::Binary: {
         Array scalar{{1}, {op.attrs.value("scalar", 0.0f)}};
         if (in.size() == 1) in.push_back(&scalar);
-        out = elementwise(in, out_t.shape, [&](const float* v) { return binary(op.type, v[0], v[1]); });
+        out = elementwise(in, out_t.shape, pointwise(*m, op.attrs, 2));
         break;
       }
-      case ModelOpKind::Where:
-        out = elementwise(in, out_t.shape, [](const float* v) { return v[0] != 0 ? v[1] : v[2]; });
-        break;
       case ModelOpKind::Reduction: {
         const int dim = reduction_dims(op.attrs, in[0]->shape.size(), where)[0];
         const int64_t n = in[0]->shape[static_cast<size_t>(dim)];
-        if (op.type == "sum") out = reduce(*in[0], dim, fold_sum);
-        if (op.type == "mean")
-          out = reduce(*in[0], dim,
-                       [n](const float* p, int64_t c, int64_t s) { return fold_sum(p, c, s) / static_cast<float>(n); });
-        if (op.type == "amax") out = reduce(*in[0], dim, fold_max);
-        if (op.type == "amin") out = reduce(*in[0], dim, fold_min);
+        // The reference accumulates in double (fold_sum): more exact than the device, on purpose.
+        switch (m->device->reduce) {
+          case ReduceOp::Sum:
+            out = reduce(*in[0], dim, fold_sum);
+            break;
+          case ReduceOp::Mean:
+            out = reduce(*in[0], dim, [n](const float* p, int64_t c, int64_t s) {
+              return fold_sum(p, c, s) / static_cast<float>(n);
+            });
+            break;
+          case ReduceOp::Max:
+            out = reduce(*in[0], dim, fold_max);
+            break;
+          case ReduceOp::Min:
+            out = reduce(*in[0], dim, fold_min);
+            break;
+          default:
+            fail("", where, "the host reference has no fold for " + m->device->name);
+        }
         out.shape = out_t.shape;
         break;
       }
@@ -388,8 +367,8 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         release(op.inputs[1], op_index);
         const Array up = linear(x, value(op.inputs[2]), nullptr, gemm_kind);
         release(op.inputs[2], op_index);
-        const Array h =
-            elementwise({&gate, &up}, gate.shape, [](const float* v) { return v[0] * sigmoid(v[0]) * v[1]; });
+        const ElementFn silu = find_op("silu")->semantics.one;
+        const Array h = elementwise({&gate, &up}, gate.shape, [silu](const float* v) { return silu(v, 1, {}) * v[1]; });
         out = linear(h, value(op.inputs[3]), nullptr, gemm_kind);
         break;
       }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "compiler/graph.h"
-#include "runtime/op_catalog.h"
+#include "runtime/op_registry.h"
 
 namespace spyre::compiler {
 

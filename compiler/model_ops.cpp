@@ -1,10 +1,14 @@
 #include "compiler/model_ops.h"
 
 #include <algorithm>
+#include <deque>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 
 #include "runtime/error.h"
+#include "runtime/op_registry.h"
 
 namespace spyre::compiler {
 
@@ -12,46 +16,9 @@ namespace {
 
 using K = ModelOpKind;
 
-const std::vector<ModelOp>& table() {
+// Graph-level ops with no single device op: decomposition lowers them.
+const std::vector<ModelOp>& composite_table() {
   static const std::vector<ModelOp> ops = {
-      // Unary pointwise: torch name -> SuperDSC opFuncName.
-      {"abs", K::Unary, 1, 1, {}, "abs"},
-      {"neg", K::Unary, 1, 1, {}, "neg"},
-      {"relu", K::Unary, 1, 1, {}, "relufwd"},
-      {"relu6", K::Unary, 1, 1, {}, "relu6fwd"},
-      {"exp", K::Unary, 1, 1, {}, "exp"},
-      {"log", K::Unary, 1, 1, {}, "log"},
-      {"sqrt", K::Unary, 1, 1, {}, "sqrt"},
-      {"rsqrt", K::Unary, 1, 1, {}, "rsqrt"},
-      {"reciprocal", K::Unary, 1, 1, {}, "reciprocal"},
-      {"sigmoid", K::Unary, 1, 1, {}, "sigmoid"},
-      {"tanh", K::Unary, 1, 1, {}, "tanh"},
-      {"gelu", K::Unary, 1, 1, {}, "gelufwd"},
-      {"silu", K::Unary, 1, 1, {}, "silu"},
-      {"mish", K::Unary, 1, 1, {}, "mish"},
-      {"softplus", K::Unary, 1, 1, {"beta", "threshold"}, "softplus"},
-      {"clamp", K::Unary, 1, 1, {"min", "max"}, "clip"},
-      {"clone", K::Unary, 1, 1, {}, "identity"},
-      // Binary pointwise (numpy broadcasting); "scalar" replaces the second input.
-      {"add", K::Binary, 1, 2, {"scalar"}, "add"},
-      {"sub", K::Binary, 1, 2, {"scalar"}, "sub"},
-      {"mul", K::Binary, 1, 2, {"scalar"}, "mul"},
-      {"div", K::Binary, 1, 2, {"scalar"}, "realdiv"},
-      {"maximum", K::Binary, 1, 2, {"scalar"}, "maximum"},
-      {"minimum", K::Binary, 1, 2, {"scalar"}, "minimum"},
-      {"eq", K::Binary, 1, 2, {"scalar"}, "equal"},
-      {"ne", K::Binary, 1, 2, {"scalar"}, "notequal"},
-      {"ge", K::Binary, 1, 2, {"scalar"}, "greaterequal"},
-      {"le", K::Binary, 1, 2, {"scalar"}, "lesserequal"},
-      {"gt", K::Binary, 1, 2, {"scalar"}, "greater"},
-      {"lt", K::Binary, 1, 2, {"scalar"}, "lesser"},
-      {"logical_and", K::Binary, 1, 2, {"scalar"}, "logicaland"},
-      {"where", K::Where, 3, 3, {}, "where3"},
-      // Reductions over one dim.
-      {"sum", K::Reduction, 1, 1, {"dim", "keepdim"}, "sum"},
-      {"mean", K::Reduction, 1, 1, {"dim", "keepdim"}, "mean"},
-      {"amax", K::Reduction, 1, 1, {"dim", "keepdim"}, "max"},
-      {"amin", K::Reduction, 1, 1, {"dim", "keepdim"}, "min"},
       // Composite ops, decomposed as torch-spyre does.
       {"softmax", K::Softmax, 1, 1, {"dim"}, ""},
       {"layer_norm", K::LayerNorm, 1, 3, {"eps"}, ""},
@@ -73,6 +40,51 @@ const std::vector<ModelOp>& table() {
   return ops;
 }
 
+// The torch op of a registry row that lowers to that device op alone.
+std::optional<ModelOp> from_registry(const OpInfo& d) {
+  if (d.torch_name.empty()) return std::nullopt;
+  ModelOp m{d.torch_name, K::Unary, 1, 1, {}, d.name, &d};
+  switch (d.kind) {
+    case OpKind::Elementwise:
+    case OpKind::Copy:
+      if (d.max_inputs == 1) {
+        for (const auto& c : d.constants) {
+          if (!c.torch_attr.empty()) m.attrs.push_back(c.torch_attr);
+        }
+      } else if (d.max_inputs == 2) {
+        m.kind = K::Binary;  // numpy broadcasting; "scalar" replaces the second input
+        m.max_inputs = 2;
+        m.attrs = {"scalar"};
+      } else {
+        m.kind = K::Where;
+        m.min_inputs = m.max_inputs = d.max_inputs;
+      }
+      return m;
+    case OpKind::Reduction:  // over one dim
+      m.kind = K::Reduction;
+      m.attrs = {"dim", "keepdim"};
+      return m;
+    case OpKind::Matmul:
+    case OpKind::Shuffle:
+      break;
+  }
+  return std::nullopt;
+}
+
+// Registry-derived ops, in registry order. Rows registered later (a test's toy
+// op) are appended; a deque keeps earlier entries where they are.
+const std::deque<ModelOp>& registry_table() {
+  static std::mutex mutex;
+  static std::deque<ModelOp> ops;
+  static size_t rows_seen = 0;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto rows = all_ops();
+  for (; rows_seen < rows.size(); ++rows_seen) {
+    if (auto m = from_registry(*rows[rows_seen])) ops.push_back(std::move(*m));
+  }
+  return ops;
+}
+
 std::string shape_str(const Shape& s) {
   std::string out = "(";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -88,7 +100,10 @@ int64_t int_attr(const Json& attrs, const std::string& key, const std::string& w
 }  // namespace
 
 const ModelOp* find_model_op(const std::string& name) {
-  for (const auto& op : table()) {
+  for (const auto& op : registry_table()) {
+    if (op.name == name) return &op;
+  }
+  for (const auto& op : composite_table()) {
     if (op.name == name) return &op;
   }
   return nullptr;
@@ -96,13 +111,14 @@ const ModelOp* find_model_op(const std::string& name) {
 
 std::vector<std::string> model_op_names() {
   std::vector<std::string> names;
-  for (const auto& op : table()) names.push_back(op.name);
+  for (const auto& op : registry_table()) names.push_back(op.name);
+  for (const auto& op : composite_table()) names.push_back(op.name);
   return names;
 }
 
 std::vector<std::string> pointwise_op_names() {
   std::vector<std::string> names;
-  for (const auto& op : table()) {
+  for (const auto& op : registry_table()) {
     if (op.kind == K::Unary) names.push_back(op.name);
   }
   return names;

@@ -10,6 +10,7 @@
 
 #include "compiler/layout.h"
 #include "runtime/json_node.h"
+#include "runtime/op_registry.h"
 
 namespace spyre::compiler {
 
@@ -28,12 +29,16 @@ enum class ModelOpKind {
   View
 };
 
+// Unary, Binary, Where and Reduction ops come from the op registry's rows with
+// a torch name (runtime/op_registry.h); the composite and view ops are listed
+// in model_ops.cpp.
 struct ModelOp {
   std::string name;
   ModelOpKind kind;
   int min_inputs, max_inputs;
   std::vector<std::string> attrs;  // attributes it accepts
-  std::string device_op;           // Unary/Binary: the SuperDSC opFuncName
+  std::string device_op;           // Unary/Binary/Where/Reduction: the SuperDSC opFuncName
+  const OpInfo* device = nullptr;  // its registry row
 };
 
 // nullptr when the op is not supported.

@@ -208,12 +208,11 @@ class Decomposer {
     const Json& a = op.attrs;
     switch (m->kind) {
       case ModelOpKind::Unary: {
+        // The device op's constants from the torch op's attributes (clamp's min -> clipMin, ...).
         Json attrs = Json::object();
-        if (op.type == "clamp")
-          attrs["constants"] = {{"clipMin", a.value("min", -INFINITY)}, {"clipMax", a.value("max", INFINITY)}};
-        if (op.type == "softplus")
-          attrs["constants"] = {{"softplusBeta", a.value("beta", 1.0f)},
-                                {"softplusThresh", a.value("threshold", 20.0f)}};
+        for (const auto& c : m->device->constants) {
+          if (!c.torch_attr.empty()) attrs["constants"][c.sdsc_name] = a.value(c.torch_attr, c.default_value);
+        }
         emit(m->device_op, {in[0]}, out, attrs);
         return;
       }
@@ -223,26 +222,24 @@ class Decomposer {
         return;
       }
       case ModelOpKind::Where:
-        emit("where3", in, out);
+        emit(m->device_op, in, out);
         return;
       case ModelOpKind::Reduction: {
         const int dim = reduction_dims(a, shape(in[0]).size(), origin_)[0];
-        static const std::map<std::string, std::string> device = {
-            {"sum", "sum"}, {"mean", "mean"}, {"amax", "max"}, {"amin", "min"}};
         Json constants = Json::object();
-        if (op.type == "mean")
+        if (m->device->reduce == ReduceOp::Mean)
           constants["scaling_factor"] = 1.0f / static_cast<float>(shape(in[0])[static_cast<size_t>(dim)]);
         const bool keep = a.value("keepdim", false);
         if (keep) {
-          reduce(device.at(op.type), in[0], dim, "kept", constants, out);
+          reduce(m->device_op, in[0], dim, "kept", constants, out);
         } else if (uses_[static_cast<size_t>(out)] == 0) {
           // Nothing on the device reads it: keep the dim on the device, drop it for the host.
           Tensor& t = out_.tensors[static_cast<size_t>(out)];
           t.host_shape = t.shape;
           t.shape = keep_dim(shape(in[0]), dim);
-          reduce(device.at(op.type), in[0], dim, "kept", constants, out);
+          reduce(m->device_op, in[0], dim, "kept", constants, out);
         } else {
-          const int kept = reduce(device.at(op.type), in[0], dim, "kept", constants);
+          const int kept = reduce(m->device_op, in[0], dim, "kept", constants);
           emit("reshape", {kept}, out, {{"shape", shape(out)}});
         }
         return;

@@ -177,10 +177,15 @@ class LayoutPass {
     }
     if (info->kind == OpKind::Reduction) {
       const int dim = op.attrs.at("dim").get<int>();
-      const bool normalizes = op.type == "exx2" || op.type == "exx2_zeromean";
+      const bool normalizes = info->reduce == ReduceOp::Exx2 || info->reduce == ReduceOp::Exx2ZeroMean;
       const Layout in = normalizes ? require_stick(o, 0, dim) : tensor(op.inputs[0]).layout;
       out.layout = in;  // same order and stick; the reduced dim has size 1
-      if (!normalizes && in.stick != dim) op.type += "nonstick";
+      if (!normalizes && in.stick != dim) {
+        if (info->nonstick_form.empty())
+          fail("", g_.describe(op),
+               info->name + " over a non-stick dim has no form in the op registry (nonstick_form)");
+        op.type = info->nonstick_form;
+      }
       return;
     }
     if (op.type == "layernormscale") {

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "runtime/op_catalog.h"
+#include "runtime/op_registry.h"
 #include "runtime/tensor_layout.h"
 
 namespace spyre {

@@ -11,7 +11,7 @@
 
 #include "runtime/data_format.h"
 #include "runtime/json_node.h"
-#include "runtime/op_catalog.h"
+#include "runtime/op_registry.h"
 
 namespace spyre {
 

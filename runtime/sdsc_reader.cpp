@@ -526,9 +526,10 @@ class SdscParser {
           std::find(op.inputs.begin(), op.inputs.end(), op.outputs[0]) == op.inputs.end()) {
         inputs.error("a reduction lists its output among its inputs");
       }
-      for (const auto& cname : op.info->constants) {
+      for (const auto& c : op.info->constants) {
         // mean's scaling_factor, clip's bounds... without them the value is undefined.
-        if (!sdsc_.find_constant(cname)) node.error(name + " needs constant '" + cname + "' in constantInfo_");
+        if (c.required && !sdsc_.find_constant(c.sdsc_name))
+          node.error(name + " needs constant '" + c.sdsc_name + "' in constantInfo_");
       }
       sdsc_.ops.push_back(op);
     }

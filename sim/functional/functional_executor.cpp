@@ -1,6 +1,7 @@
 #include "sim/functional/functional_executor.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -137,11 +138,12 @@ void scatter(const Operand& op, int64_t base, const std::vector<int64_t>& along,
 void run_elementwise(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
   const Sdsc& s = *k.sdsc;
   const ElementOpParams params = element_op_params(s, op);
-  // layernormscale on exx2's stick reads lane 1 (E[x^2]) next to lane 0 (E[x]).
+  // An op reading exx2's stick (layernormscale) takes lane 1 (E[x^2]) as a second input next to lane 0 (E[x]).
   const LabeledDs& first_in = s.tensors[op.inputs[0]];
-  const bool pair_lanes = params.op == ElementOp::LayerNormScale &&
-                          first_in.scale.at(s.primary_of(op.inputs[0]).stick_dim) == DimScale::BroadcastStick;
+  const bool pair_lanes =
+      op.info->moment_pair_input && first_in.scale.at(s.primary_of(op.inputs[0]).stick_dim) == DimScale::BroadcastStick;
   const int n_in = static_cast<int>(op.inputs.size());
+  const int n_values = n_in + (pair_lanes ? 1 : 0);
   for (int core : s.core_ids) {
     const IterBox box = iteration_box(s, core);
     std::vector<Operand> in;
@@ -153,45 +155,18 @@ void run_elementwise(DeviceMemory& memory, const Kernel& k, const ComputeOp& op)
     outer_extent[inner] = 1;
     std::vector<bool> outer(s.dims.size(), true);
     outer[inner] = false;
-    std::vector<std::vector<float>> rows(static_cast<size_t>(n_in), std::vector<float>(row));
+    std::vector<std::vector<float>> rows(static_cast<size_t>(n_values), std::vector<float>(row));
     std::vector<const float*> row_ptrs;
     for (auto& r : rows) row_ptrs.push_back(r.data());
-    std::vector<float> result(row), second_lane(pair_lanes ? row : 0);
+    std::vector<float> result(row);
     for_each_point(outer_extent, [&](const std::vector<int64_t>& index) {
       for (int j = 0; j < n_in; ++j)
         gather(in[j], offset_at(in[j], index, outer), in[j].along[inner], rows[j].data(), row);
-      if (pair_lanes) {
-        gather(in[0], offset_at(in[0], index, outer) + in[0].elem_bytes, in[0].along[inner], second_lane.data(), row);
-        for (size_t i = 0; i < row; ++i)
-          result[i] = 1.0f / std::sqrt(second_lane[i] - rows[0][i] * rows[0][i] + params.eps);
-      } else {
-        apply_element_op(params, row_ptrs.data(), n_in, result.data(), row);
-      }
+      if (pair_lanes)
+        gather(in[0], offset_at(in[0], index, outer) + in[0].elem_bytes, in[0].along[inner], rows[1].data(), row);
+      apply_element_op(params, row_ptrs.data(), n_values, result.data(), row);
       scatter(out, offset_at(out, index, outer), out.along[inner], result.data(), row);
     });
-  }
-}
-
-// Partial results of one core, keyed by the output element's byte offset.
-struct Accumulator {
-  float a = 0;  // sum, max, min or absmax
-  float b = 0;  // sum of squares (exx2)
-};
-
-void combine(ReduceOp r, Accumulator& into, const Accumulator& from) {
-  switch (r) {
-    case ReduceOp::Max:
-      into.a = std::fmax(into.a, from.a);
-      break;
-    case ReduceOp::Min:
-      into.a = std::fmin(into.a, from.a);
-      break;
-    case ReduceOp::AbsMax:
-      into.a = std::fmax(into.a, from.a);
-      break;
-    default:
-      into.a += from.a;
-      into.b += from.b;
   }
 }
 
@@ -221,17 +196,17 @@ std::map<std::vector<int64_t>, std::vector<int>> output_groups(const Sdsc& s, co
   return groups;
 }
 
-using Partials = std::map<int, std::vector<std::pair<int64_t, Accumulator>>>;
+using Partials = std::map<int, std::vector<std::pair<int64_t, ReduceAccumulator>>>;
 
 // Combines each group's partials in device format (they cross the reduce-sum
 // ring as device sticks), then finalizes and stores.
 void combine_and_store(DeviceMemory& memory, const Kernel& k, int out_lds, ReduceOp r, const Partials& partials,
                        const std::vector<bool>& reduced,
-                       const std::function<void(const Operand&, int64_t, const Accumulator&)>& finalize) {
+                       const std::function<void(const Operand&, int64_t, const ReduceAccumulator&)>& finalize) {
   const Sdsc& s = *k.sdsc;
   const DataFormat format = s.tensors[out_lds].format;
   for (const auto& [key, group] : output_groups(s, reduced)) {
-    std::vector<std::pair<int64_t, Accumulator>> total = partials.at(group.front());
+    std::vector<std::pair<int64_t, ReduceAccumulator>> total = partials.at(group.front());
     if (group.size() > 1) {
       for (auto& [offset, acc] : total) {
         acc.a = round_to_format(format, acc.a);
@@ -240,8 +215,10 @@ void combine_and_store(DeviceMemory& memory, const Kernel& k, int out_lds, Reduc
       for (size_t g = 1; g < group.size(); ++g) {
         const auto& next = partials.at(group[g]);
         for (size_t e = 0; e < total.size(); ++e) {
-          Accumulator rounded{round_to_format(format, next[e].second.a), round_to_format(format, next[e].second.b)};
-          combine(r, total[e].second, rounded);
+          ReduceAccumulator rounded = next[e].second;
+          rounded.a = round_to_format(format, rounded.a);
+          rounded.b = round_to_format(format, rounded.b);
+          reduce_combine(r, total[e].second, rounded);
           total[e].second.a = round_to_format(format, total[e].second.a);
           total[e].second.b = round_to_format(format, total[e].second.b);
         }
@@ -261,7 +238,7 @@ void run_reduction(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
     if (lds != out_lds) in_lds = lds;
   }
   if (in_lds < 0) fail(s.file, op.path, "reduction without an input besides its output");
-  const ReduceOp r = reduce_op_of(*op.info);
+  const ReduceOp r = reduce_op_of(s, op);
   const LabeledDs& out_t = s.tensors[out_lds];
   const LabeledDs& in_t = s.tensors[in_lds];
   // Reduced dims: the input has them, the output does not (scale -1/-2).
@@ -290,49 +267,21 @@ void run_reduction(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
     auto& list = partials[core];
     for_each_point(kept_extent, [&](const std::vector<int64_t>& kept) {
       const int64_t in_base = offset_at(in, kept, kept_mask);
-      Accumulator acc;
-      bool first = true;
+      ReduceAccumulator acc;
       for_each_point(reduced_extent, [&](const std::vector<int64_t>& red) {
-        const float x = in.load(in_base + offset_at(in, red, reduced_mask));
-        switch (r) {
-          case ReduceOp::Max:
-            acc.a = first ? x : std::fmax(acc.a, x);
-            break;
-          case ReduceOp::Min:
-            acc.a = first ? x : std::fmin(acc.a, x);
-            break;
-          case ReduceOp::AbsMax:
-            acc.a = first ? std::fabs(x) : std::fmax(acc.a, std::fabs(x));
-            break;
-          default:
-            acc.a += x;
-            acc.b += x * x;
-        }
-        first = false;
+        reduce_accumulate(r, acc, in.load(in_base + offset_at(in, red, reduced_mask)));
       });
       list.emplace_back(offset_at(out, kept, kept_mask), acc);
     });
   }
-  const float scale = r == ReduceOp::Mean                                    ? s.find_constant("scaling_factor")->value
-                      : (r == ReduceOp::Exx2 || r == ReduceOp::Exx2ZeroMean) ? s.find_constant("exx2scale")->value
-                                                                             : 1.0f;
+  // mean's scaling_factor, exx2's exx2scale: the op's constant (the reader checked it is there).
+  const float scale = op.info->constants.empty() ? 1.0f : s.find_constant(op.info->constants[0].sdsc_name)->value;
+  const int lanes = reduce_lanes(r);
   combine_and_store(memory, k, out_lds, r, partials, reduced,
-                    [&](const Operand& out, int64_t offset, const Accumulator& acc) {
-                      switch (r) {
-                        case ReduceOp::Mean:
-                          out.store(offset, acc.a * scale);
-                          break;
-                        case ReduceOp::Exx2:  // lane 0: E[x], lane 1: E[x^2]
-                          out.store(offset, acc.a * scale);
-                          out.store(offset + out.elem_bytes, acc.b * scale);
-                          break;
-                        case ReduceOp::Exx2ZeroMean:
-                          out.store(offset, 0.0f);
-                          out.store(offset + out.elem_bytes, acc.b * scale);
-                          break;
-                        default:
-                          out.store(offset, acc.a);
-                      }
+                    [&](const Operand& out, int64_t offset, const ReduceAccumulator& acc) {
+                      const std::array<float, 2> result = reduce_finish(r, acc, scale);
+                      out.store(offset, result[0]);
+                      if (lanes == 2) out.store(offset + out.elem_bytes, result[1]);
                     });
 }
 
@@ -409,12 +358,13 @@ void run_matmul(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
           const float* brow = &bmat[kk * ns.size()];
           for (size_t n = 0; n < ns.size(); ++n) acc[n] += av * brow[n];
         }
-        for (size_t n = 0; n < ns.size(); ++n) list.emplace_back(xs.c[x] + ms.c[m] + ns.c[n], Accumulator{acc[n], 0});
+        for (size_t n = 0; n < ns.size(); ++n)
+          list.emplace_back(xs.c[x] + ms.c[m] + ns.c[n], ReduceAccumulator{acc[n], 0, false});
       }
     }
   }
   combine_and_store(memory, k, lc, ReduceOp::Sum, partials, reduced,
-                    [](const Operand& out, int64_t offset, const Accumulator& acc) { out.store(offset, acc.a); });
+                    [](const Operand& out, int64_t offset, const ReduceAccumulator& acc) { out.store(offset, acc.a); });
 }
 
 // Moves a tensor between cores' LX: every element of each destination box

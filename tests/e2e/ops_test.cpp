@@ -8,7 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler/compile_job.h"
 #include "e2e_support.h"
+#include "runtime/npy.h"
+#include "runtime/op_registry.h"
 #include "sdsc_builder.h"
 
 namespace spyre::test {
@@ -231,6 +234,83 @@ TEST(Ops, LayerNormAsTorchSpyreLowersIt) {
   }
   EXPECT_LE(worst_excess(r.outputs.at("arg3"), want, 1e-2), 2e-2);
   EXPECT_TRUE(r.report.hazards.empty());
+}
+
+// Every pointwise row of the op registry (runtime/op_registry.cpp) through the
+// SDSC reader and the card model, on its oracle values: the op's name, arity
+// and constants as the SDSC carries them, results rounded to DLFloat16.
+TEST(Ops, EveryRegistryPointwiseOpMeetsItsOracleOnTheCard) {
+  int checked = 0;
+  for (const OpInfo* op : builtin_ops()) {
+    if (op->kind != OpKind::Elementwise && op->kind != OpKind::Copy) continue;
+    for (size_t i = 0; i < op->oracle.size(); ++i) {
+      const OracleCase& c = op->oracle[i];
+      const int n = static_cast<int>(c.inputs.size());
+      if (n < op->min_inputs || n > op->max_inputs) continue;  // layernormscale's exx2 pair: LayerNorm below
+      SdscSpec s = pointwise(op->name, n);
+      for (size_t k = 0; k < op->constants.size(); ++k)
+        s.constants.push_back({op->constants[k].sdsc_name, c.constants[k]});
+      Arrays inputs;
+      for (int j = 0; j < n; ++j)
+        inputs["arg" + std::to_string(j)] = std::vector<float>(kRows * kCols, c.inputs[static_cast<size_t>(j)]);
+      const auto r = run_specs({s}, inputs);
+      const std::vector<double> want(kRows * kCols, c.expected[0]);
+      // DLFloat16 keeps 9 fraction bits: the stored result is within 2^-10 of it, relative.
+      EXPECT_LE(worst_excess(r.outputs.at("arg" + std::to_string(n)), want, std::ldexp(1.0, -9)), 1e-6)
+          << op->name << " oracle case " << i;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 60);
+}
+
+float cube(const float* v, int, const OpConstants&) { return v[0] * v[0] * v[0]; }
+void cube_rows(const float* const* in, int, float* out, size_t n, const OpConstants&) {
+  for (size_t i = 0; i < n; ++i) out[i] = in[0][i] * in[0][i] * in[0][i];
+}
+
+// A new SFU op is one registry row and its element function: a graph uses it
+// by its torch name, the compiler lowers and emits it, the reader, the timing
+// model, the card's functional model and the host reference all take it from
+// the row (docs/extending.md, "A new op").
+TEST(Ops, ANewOpIsOneRegistryRowFromGraphToCard) {
+  OpInfo toy;
+  toy.name = "toycube";
+  toy.torch_name = "toy_cube";
+  toy.cost = SfuCost::Transcendental;
+  toy.semantics = {cube, cube_rows};
+  toy.oracle = {{{2.0f}, {8.0}}};
+  register_op(toy);
+
+  TempDir dir;
+  write_text(dir.file("graph.json"), R"({"name": "toy", "tensors": [
+      {"name": "x", "shape": [64, 256], "role": "input"}, {"name": "y", "role": "output"}],
+      "ops": [{"op": "toy_cube", "inputs": ["x"], "outputs": ["y"]}]})");
+  compiler::CompileJob job;
+  job.graph_path = dir.file("graph.json");
+  job.output_dir = dir.file("program");
+  job.emit_io_dir = dir.file("io");
+  job.seed = 3;
+  job.options.cores = 4;
+  compiler::run_compile_job(job);
+
+  // The host reference is the row's function on the generated inputs.
+  const NpyArray x = read_npy(dir.file("io/inputs/x.npy"));
+  const NpyArray y = read_npy(dir.file("io/reference/y.npy"));
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.values.size(); ++i) ASSERT_EQ(y.values[i], x.values[i] * x.values[i] * x.values[i]);
+
+  sim::RunOptions run;
+  run.bundle = job.output_dir;
+  run.inputs_dir = dir.file("io/inputs");
+  run.expect_dir = dir.file("io/reference");
+  const auto outcome = sim::run_bundle(run);
+  ASSERT_EQ(outcome.report.comparisons.size(), 1u);
+  EXPECT_TRUE(outcome.report.comparisons[0].passed) << outcome.report.comparisons[0].mismatches << " off";
+  ASSERT_EQ(outcome.report.kernels.size(), 1u);
+  EXPECT_EQ(outcome.report.kernels[0].op, "toycube");
+  EXPECT_EQ(outcome.report.kernels[0].cores, 4);
+  expect_invariants_hold(outcome.report, "toy_cube");
 }
 
 }  // namespace
