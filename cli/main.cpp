@@ -16,8 +16,8 @@
 
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
-#include "compiler/lx_solver.h"
-#include "compiler/plan_job.h"
+#include "compiler/lx/lx_solver.h"
+#include "compiler/lx/plan_job.h"
 #include "runtime/arch_config.h"
 #include "runtime/bundle_dir.h"
 #include "runtime/error.h"

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <fstream>
 
+#include "compiler/codegen/program_writer.h"
 #include "compiler/compiler.h"
-#include "compiler/emit_io.h"
-#include "compiler/graph_printer.h"
-#include "compiler/program_writer.h"
+#include "compiler/ir/graph_printer.h"
+#include "compiler/reference/emit_io.h"
 #include "runtime/error.h"
 #include "runtime/user_files.h"
 

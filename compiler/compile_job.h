@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/graph.h"
-#include "compiler/passes.h"
-#include "compiler/workloads.h"
+#include "compiler/compile_options.h"
+#include "compiler/ir/graph.h"
+#include "compiler/ir/workloads.h"
 
 namespace spyre::compiler {
 

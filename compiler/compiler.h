@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "compiler/graph.h"
-#include "compiler/pass_pipeline.h"
-#include "compiler/passes.h"
+#include "compiler/compile_options.h"
+#include "compiler/ir/graph.h"
+#include "compiler/passes/pass_pipeline.h"
 #include "runtime/json_node.h"
 
 namespace spyre::compiler {

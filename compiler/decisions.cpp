@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <sstream>
 
-#include "compiler/codegen_sdsc.h"
+#include "compiler/codegen/codegen_sdsc.h"
+#include "compiler/codegen/program_writer.h"
 #include "compiler/compiler.h"
-#include "compiler/hbm_traffic.h"
-#include "compiler/iteration_space.h"
-#include "compiler/program_writer.h"
+#include "compiler/ir/iteration_space.h"
+#include "compiler/split/hbm_traffic.h"
 #include "runtime/text.h"
 
 namespace spyre::compiler {

@@ -16,7 +16,7 @@
 
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
-#include "compiler/workloads.h"
+#include "compiler/ir/workloads.h"
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
 #include "runtime/hazard.h"

@@ -5,7 +5,12 @@
 #   runtime <- sim/functional, sim/checks
 #   sim/* <- sim (simulate, run)  ;  sim, compiler <- studies  ;  all <- cli
 # Two views of the same rule: every #include of a project header, and every
-# target_link_libraries of a project library. Prints each violation; exit 1 if any.
+# target_link_libraries of a project library. Inside compiler/ (one library
+# in folders) the folders keep their own rules:
+#   compiler/ir <- compiler/lx, compiler/codegen, compiler/reference
+#   compiler/ir, lx, split <- compiler/passes ; compiler/ir, passes, codegen <- compiler/split
+#   everything <- compiler (the driver: compiler.h, compile_job.h, compile_options.h)
+# Prints each violation; exit 1 if any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,10 +47,17 @@ layers="runtime compiler sim/schedule sim/hw sim/functional sim/checks sim/repor
 for layer in $layers; do
   ok=" $layer $(allowed "$layer") "
   # Includes.
-  for f in "$layer"/*.h "$layer"/*.cpp; do
+  # compiler/ is one layer in folders; sim/'s folders are layers of their own.
+  if [ "$layer" = compiler ]; then
+    files=$(find compiler -name '*.h' -o -name '*.cpp' | sort)
+  else
+    files=$(ls "$layer"/*.h "$layer"/*.cpp 2>/dev/null || true)
+  fi
+  for f in $files; do
     [ -e "$f" ] || continue
     while IFS= read -r inc; do
       target=${inc%/*}
+      case "$target" in compiler/*) target=compiler ;; esac
       case "$ok" in
         *" $target "*) ;;
         *)
@@ -67,6 +79,31 @@ for layer in $layers; do
         ;;
     esac
   done
+done
+# The folders inside compiler/: folder -> the folders it may include (its own
+# and the driver's top-level headers always).
+compiler_allowed() {
+  case "$1" in
+    ir) echo "" ;;
+    lx | codegen | reference) echo "ir" ;;
+    passes) echo "ir lx split" ;;
+    split) echo "ir passes codegen" ;;
+    *) echo "?" ;;
+  esac
+}
+for f in $(find compiler -mindepth 2 -name '*.h' -o -mindepth 2 -name '*.cpp' | sort); do
+  folder=${f#compiler/}
+  folder=${folder%%/*}
+  ok=" $folder $(compiler_allowed "$folder") "
+  while IFS= read -r target; do
+    case "$ok" in
+      *" $target "*) ;;
+      *)
+        echo "$f: includes compiler/$target/: compiler/$folder may not depend on it"
+        violations=$((violations + 1))
+        ;;
+    esac
+  done < <(sed -n 's/^#include "compiler\/\([a-z_]*\)\/[^"]*".*/\1/p' "$f")
 done
 # Only the card's hardware may use SystemC.
 for f in $(grep -rl '#include <systemc\|#include <tlm' --include='*.h' --include='*.cpp' runtime compiler sim studies cli | grep -v '^sim/hw/' || true); do

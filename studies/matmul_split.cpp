@@ -1,8 +1,8 @@
 #include "studies/matmul_split.h"
 
+#include "compiler/codegen/program_writer.h"
 #include "compiler/compiler.h"
-#include "compiler/program_writer.h"
-#include "compiler/workloads.h"
+#include "compiler/ir/workloads.h"
 
 namespace spyre::studies {
 

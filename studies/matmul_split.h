@@ -1,12 +1,12 @@
 #pragma once
 // Compiling one matmul or batched matmul shape with a core split
-// (compiler/matmul_split.h): what `validate`, `study splits` and the
+// (compiler/split/matmul_split.h): what `validate`, `study splits` and the
 // simulated split cost all run.
 
 #include <cstdint>
 #include <string>
 
-#include "compiler/matmul_split.h"
+#include "compiler/split/matmul_split.h"
 #include "runtime/program.h"
 
 namespace spyre::studies {

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "compiler/codegen/program_writer.h"
 #include "compiler/compiler.h"
-#include "compiler/program_writer.h"
-#include "compiler/workloads.h"
+#include "compiler/ir/workloads.h"
 #include "runtime/csv_table.h"
 #include "runtime/error.h"
 

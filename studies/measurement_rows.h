@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/graph.h"
+#include "compiler/ir/graph.h"
 #include "runtime/arch_config.h"
 #include "runtime/json_node.h"
 #include "sim/hw/between_runs.h"

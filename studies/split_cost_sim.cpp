@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compiler/program_writer.h"
+#include "compiler/codegen/program_writer.h"
 #include "runtime/op_registry.h"
 #include "sim/run_bundle.h"
 #include "sim/schedule/kernel_plan.h"

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/codegen/program_writer.h"
 #include "compiler/compiler.h"
-#include "compiler/program_writer.h"
-#include "compiler/workloads.h"
+#include "compiler/ir/workloads.h"
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
 #include "runtime/user_files.h"

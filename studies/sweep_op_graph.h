@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/graph.h"
+#include "compiler/ir/graph.h"
 
 namespace spyre::studies {
 

@@ -15,7 +15,7 @@
 
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
-#include "compiler/workloads.h"
+#include "compiler/ir/workloads.h"
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
 #include "runtime/text.h"

@@ -11,9 +11,9 @@
 #include <sstream>
 #include <thread>
 
+#include "compiler/codegen/program_writer.h"
 #include "compiler/compiler.h"
-#include "compiler/program_writer.h"
-#include "compiler/workloads.h"
+#include "compiler/ir/workloads.h"
 #include "runtime/arch_config.h"
 #include "runtime/csv_table.h"
 #include "runtime/error.h"

@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "compiler/codegen_sdsc.h"
+#include "compiler/codegen/codegen_sdsc.h"
 #include "compiler/compiler.h"
-#include "compiler/workloads.h"
+#include "compiler/ir/workloads.h"
 #include "sdsc_compare.h"
 #include "test_support.h"
 

@@ -10,9 +10,9 @@
 #include <random>
 
 #include "compiler/compile_job.h"
-#include "compiler/emit_io.h"
-#include "compiler/host_evaluator.h"
-#include "compiler/workloads.h"
+#include "compiler/ir/workloads.h"
+#include "compiler/reference/emit_io.h"
+#include "compiler/reference/host_evaluator.h"
 #include "runtime/npy.h"
 #include "test_support.h"
 

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "compiler/layout.h"
+#include "compiler/ir/layout.h"
 
 namespace spyre::compiler {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <filesystem>
 
-#include "compiler/lx_solver.h"
-#include "compiler/plan_job.h"
+#include "compiler/lx/lx_solver.h"
+#include "compiler/lx/plan_job.h"
 #include "runtime/error.h"
 #include "test_support.h"
 

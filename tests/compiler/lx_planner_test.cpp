@@ -6,10 +6,10 @@
 
 #include <filesystem>
 
-#include "compiler/lx_inputs.h"
-#include "compiler/lx_problem.h"
-#include "compiler/lx_solver.h"
-#include "compiler/plan_job.h"
+#include "compiler/lx/lx_inputs.h"
+#include "compiler/lx/lx_problem.h"
+#include "compiler/lx/lx_solver.h"
+#include "compiler/lx/plan_job.h"
 #include "runtime/user_files.h"
 #include "test_support.h"
 

@@ -8,9 +8,9 @@
 
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
-#include "compiler/iteration_space.h"
-#include "compiler/model_ops.h"
-#include "compiler/workloads.h"
+#include "compiler/ir/iteration_space.h"
+#include "compiler/ir/model_ops.h"
+#include "compiler/ir/workloads.h"
 #include "small_workloads.h"
 #include "test_support.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 // Workload parameters the compiler tests share.
 
-#include "compiler/workloads.h"
+#include "compiler/ir/workloads.h"
 
 namespace spyre::compiler::test_workloads {
 

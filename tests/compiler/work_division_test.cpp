@@ -8,10 +8,10 @@
 #include <functional>
 
 #include "compiler/compiler.h"
-#include "compiler/iteration_space.h"
-#include "compiler/op_split.h"
-#include "compiler/passes.h"
-#include "compiler/workloads.h"
+#include "compiler/ir/iteration_space.h"
+#include "compiler/ir/workloads.h"
+#include "compiler/passes/passes.h"
+#include "compiler/split/op_split.h"
 #include "small_workloads.h"
 #include "test_support.h"
 

@@ -9,8 +9,8 @@
 
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
-#include "compiler/hbm_traffic.h"
-#include "compiler/model_ops.h"
+#include "compiler/ir/model_ops.h"
+#include "compiler/split/hbm_traffic.h"
 #include "runtime/npy.h"
 #include "sim/run_bundle.h"
 #include "test_support.h"

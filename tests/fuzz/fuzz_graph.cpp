@@ -1,6 +1,6 @@
 // The model graph reader: JSON, tensors, ops, attributes, shape inference.
 
-#include "compiler/graph.h"
+#include "compiler/ir/graph.h"
 #include "fuzz_support.h"
 #include "runtime/json_node.h"
 

@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "compiler/lx_inputs.h"
-#include "compiler/lx_solver.h"
+#include "compiler/lx/lx_inputs.h"
+#include "compiler/lx/lx_solver.h"
 #include "fuzz_support.h"
 #include "runtime/text.h"
 

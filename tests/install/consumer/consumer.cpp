@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-#include "compiler/workloads.h"
+#include "compiler/ir/workloads.h"
 #include "runtime/error.h"
 #include "sim/run_bundle.h"
 

@@ -1,0 +1,153 @@
+#include "compiler/codegen/program_writer.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "compiler/codegen/codegen_sdsc.h"
+#include "compiler/ir/iteration_space.h"
+#include "runtime/error.h"
+#include "runtime/user_files.h"
+
+namespace fs = std::filesystem;
+
+namespace spyre::compiler {
+
+namespace {
+
+std::string bundle_dir(const Graph& g, size_t b) {
+  return g.bundles.size() == 1 ? "" : "bundle_" + std::to_string(b) + "/";
+}
+
+std::string bundle_mlir(size_t count) {
+  std::string text = "module {\n\tfunc.func @sdsc_bundle() {\n";
+  for (size_t i = 0; i < count; ++i)
+    text += "\t\tsdscbundle.sdsc_execute () {sdsc_filename=\"sdsc_" + std::to_string(i) + ".json\"}\n";
+  return text + "\t\treturn\n\t}\n}\n";
+}
+
+Json tensor_entry(const Graph& g, int t) {
+  const Tensor& tensor = g.tensors[static_cast<size_t>(t)];
+  const Tensor& root = g.tensors[static_cast<size_t>(g.storage_of(t))];
+  const int64_t se = stick_elems(tensor.dtype);
+  Json e = Json::object();
+  e["name"] = tensor.name;
+  e["role"] = role_name(tensor.role);
+  e["dtype"] = dtype_name(tensor.dtype);
+  e["device_format"] = data_format_name(device_format(tensor.dtype));
+  e["shape"] = tensor.shape;
+  if (!tensor.host_shape.empty()) e["host_shape"] = tensor.host_shape;
+  e["storage"] = root.name;
+  e["buffer"] = g.buffers[static_cast<size_t>(root.buffer)].name;
+  e["offset"] = root.buffer_offset + tensor.view_offset;
+  e["layout"] = {{"order", tensor.layout.order}, {"stick", tensor.layout.stick}};
+  e["device_size"] = device_size(tensor.shape, tensor.layout, se);
+  e["bytes"] = layout_geometry(tensor.shape, tensor.layout, se, kStickBytes / se).bytes;
+  if (tensor.role == Role::Constant) e["value"] = tensor.value;
+  return e;
+}
+
+std::string dump(const Json& j) { return j.dump(2) + "\n"; }
+
+}  // namespace
+
+std::vector<int> program_tensors(const Graph& g) {
+  // Every tensor an SDSC reads or writes and the storage it lives in, then
+  // host tensors the device only sees through views (an output that is a
+  // reshape of what an op wrote).
+  std::vector<int> out;
+  std::set<int> listed;
+  auto list = [&](int t) {
+    if (listed.insert(t).second) out.push_back(t);
+  };
+  for (const auto& op : g.ops) {
+    if (is_view_op(op.type)) continue;
+    for (const auto* ts : {&op.inputs, &op.outputs}) {
+      for (int t : *ts) {
+        list(g.storage_of(t));
+        list(t);
+      }
+    }
+  }
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    if (g.tensors[t].is_host_visible() && g.tensors[static_cast<size_t>(g.storage_of(static_cast<int>(t)))].buffer >= 0)
+      list(static_cast<int>(t));
+  }
+  return out;
+}
+
+Json program_manifest(const Graph& g, const CompileOptions& options) {
+  Json m = Json::object();
+  m["format"] = "spyre-sim program";
+  m["version"] = 1;
+  m["name"] = g.name;
+  m["segment_bytes"] = options.device.segment_bytes;
+  Json bundles = Json::array();
+  for (size_t b = 0; b < g.bundles.size(); ++b) {
+    // The buffer bound to each segment; null for the program's segment.
+    Json args = Json::array(), sdscs = Json::array();
+    const auto segments = options.device.argument_segments();
+    for (size_t a = 0; a < g.bundles[b].arguments.size(); ++a) {
+      while (static_cast<int>(args.size()) < segments[a]) args.push_back(nullptr);
+      args.push_back(g.buffers[static_cast<size_t>(g.bundles[b].arguments[a])].name);
+    }
+    for (size_t i = 0; i < g.bundles[b].ops.size(); ++i) sdscs.push_back("sdsc_" + std::to_string(i) + ".json");
+    const std::string dir = bundle_dir(g, b);
+    bundles.push_back(
+        {{"dir", dir.empty() ? "." : dir.substr(0, dir.size() - 1)}, {"arguments", args}, {"sdscs", sdscs}});
+  }
+  m["bundles"] = bundles;
+  Json buffers = Json::array();
+  for (const auto& b : g.buffers) buffers.push_back({{"name", b.name}, {"bytes", b.bytes}, {"pool", b.pool}});
+  m["buffers"] = buffers;
+  Json tensors = Json::array();
+  for (int t : program_tensors(g)) {
+    // LX-resident intermediates have no HBM bytes for the host to bind.
+    if (!g.tensors[static_cast<size_t>(g.storage_of(t))].in_lx) tensors.push_back(tensor_entry(g, t));
+  }
+  m["tensors"] = tensors;
+  return m;
+}
+
+std::map<std::string, std::string> program_files(const Graph& g, const CompileOptions& options) {
+  std::map<std::string, std::string> files;
+  for (size_t b = 0; b < g.bundles.size(); ++b) {
+    const std::string dir = bundle_dir(g, b);
+    const auto& ops = g.bundles[b].ops;
+    for (size_t i = 0; i < ops.size(); ++i)
+      files[dir + "sdsc_" + std::to_string(i) + ".json"] = dump(sdsc_json(g, ops[i], static_cast<int>(i), options));
+    files[dir + "bundle.mlir"] = bundle_mlir(ops.size());
+  }
+  files["program.json"] = dump(program_manifest(g, options));
+  return files;
+}
+
+void write_program_dir(const std::string& dir, const std::map<std::string, std::string>& files) {
+  const fs::path target(without_trailing_slash(dir));  // "out/" names the directory out
+  if (fs::exists(target)) {
+    if (!fs::is_directory(target)) fail(dir, "", "exists and is not a directory");
+    if (!fs::is_empty(target) && !fs::exists(target / "program.json")) {
+      fail(dir, "", "exists and is not an earlier spyre-sim compile output (no program.json); refusing to replace it");
+    }
+  }
+  const fs::path staging = target.string() + ".partial";
+  std::error_code ec;
+  fs::remove_all(staging, ec);
+  fs::create_directories(staging, ec);
+  if (ec) fail(staging.string(), "", "cannot create directory: " + ec.message());
+  for (const auto& [name, text] : files) {
+    const fs::path path = staging / name;
+    fs::create_directories(path.parent_path(), ec);
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) {
+      fs::remove_all(staging, ec);
+      fail(path.string(), "", "write failed");
+    }
+  }
+  fs::remove_all(target, ec);
+  fs::rename(staging, target, ec);
+  if (ec) fail(dir, "", "cannot move the compiled program into place: " + ec.message());
+}
+
+}  // namespace spyre::compiler

@@ -1,0 +1,212 @@
+#include "compiler/ir/iteration_space.h"
+
+#include <algorithm>
+
+#include "runtime/error.h"
+
+namespace spyre::compiler {
+
+bool is_view_op(const std::string& type) { return type == "reshape" || type == "permute" || type == "slice"; }
+
+const OpInfo* device_op_info(const Op& op) { return is_view_op(op.type) ? nullptr : find_op(op.type); }
+
+int IterationSpace::find(const std::string& label) const {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i].label == label) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+namespace {
+
+// torch-spyre's INPUT_DIM_LABELS: all but the last dim, then "out".
+std::vector<std::string> pointwise_labels(size_t rank, const std::string& where) {
+  static const std::vector<std::string> leading = {"mb", "x", "y", "i", "j", "ki", "kj"};
+  if (rank == 0 || rank > leading.size() + 1)
+    fail("", where, "tensors of rank " + std::to_string(rank) + " are not supported (1 to 8 dims)");
+  std::vector<std::string> labels(leading.begin(), leading.begin() + static_cast<long>(rank - 1));
+  labels.push_back("out");
+  return labels;
+}
+
+// torch-spyre's matmul labels: batch dims, then mb (M), out (N), in (K).
+std::vector<std::string> matmul_labels(size_t out_rank, const std::string& where) {
+  static const std::vector<std::string> all = {"ki", "kj", "y", "x", "mb", "out", "in"};
+  if (out_rank < 2 || out_rank + 1 > all.size())
+    fail("", where, "batchmatmul outputs of rank " + std::to_string(out_rank) + " are not supported (2 to 6 dims)");
+  return std::vector<std::string>(all.end() - static_cast<long>(out_rank + 1), all.end());
+}
+
+int64_t round_up(int64_t n, int64_t multiple) { return multiple > 1 ? (n + multiple - 1) / multiple * multiple : n; }
+
+// IterDim::stick_elems for every dim, then N_ padded to whole sticks where the
+// op's splits divide such a dim that ends in a partial stick.
+void mark_stick_dims(const Graph& g, const Op& op, IterationSpace& s) {
+  std::vector<bool> other_use(s.dims.size(), false);
+  for (const auto& o : s.operands) {
+    const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+    for (size_t j = 0; j < t.shape.size(); ++j) {
+      if (operand_scale(g, s, o, static_cast<int>(j)) != DimScaleKind::Normal) continue;
+      const size_t it = static_cast<size_t>(o.iter_of[j]);
+      if (static_cast<int>(j) != t.layout.stick) {
+        other_use[it] = true;
+        continue;
+      }
+      s.dims[it].stick_elems = std::max(s.dims[it].stick_elems, stick_elems(t.dtype));
+    }
+  }
+  for (size_t i = 0; i < s.dims.size(); ++i) {
+    IterDim& d = s.dims[i];
+    if (other_use[i] || d.reduction) d.stick_elems = 0;
+    const auto split = op.splits.find(d.label);
+    if (d.stick_elems > 0 && split != op.splits.end() && split->second > 1) d.size = round_up(d.size, d.stick_elems);
+  }
+}
+
+Operand aligned_operand(int tensor, size_t rank, size_t space_rank, bool output) {
+  Operand o;
+  o.tensor = tensor;
+  o.output = output;
+  for (size_t j = 0; j < rank; ++j) o.iter_of.push_back(static_cast<int>(space_rank - rank + j));
+  return o;
+}
+
+}  // namespace
+
+IterationSpace iteration_space(const Graph& g, const Op& op) {
+  const OpInfo* info = device_op_info(op);
+  const std::string where = g.describe(op);
+  if (!info) fail("", where, "'" + op.type + "' is not a device op");
+  auto shape_of = [&](int t) -> const Shape& { return g.tensors[static_cast<size_t>(t)].shape; };
+  IterationSpace s;
+  const int out = op.outputs[0];
+  if (info->kind == OpKind::Matmul) {
+    const Shape& c = shape_of(out);
+    const size_t n = c.size();
+    const auto labels = matmul_labels(n, where);
+    for (size_t i = 0; i < n; ++i) s.dims.push_back({labels[i], c[i], false});
+    const Shape& a = shape_of(op.inputs[0]);
+    s.dims.push_back({labels[n], a.back(), true});
+    const int m_dim = static_cast<int>(n) - 2, n_dim = static_cast<int>(n) - 1, k_dim = static_cast<int>(n);
+    auto operand = [&](int t, int second_last, int last) {
+      const size_t r = shape_of(t).size();
+      Operand o;
+      o.tensor = t;
+      for (size_t j = 0; j + 2 < r; ++j) o.iter_of.push_back(static_cast<int>(n - 2 - (r - 2) + j));
+      o.iter_of.push_back(second_last);
+      o.iter_of.push_back(last);
+      return o;
+    };
+    s.operands.push_back(operand(op.inputs[0], m_dim, k_dim));
+    s.operands.push_back(operand(op.inputs[1], k_dim, n_dim));
+    s.operands.push_back(aligned_operand(out, n, n, true));
+    mark_stick_dims(g, op, s);
+    return s;
+  }
+  // Pointwise ops iterate over the output, reductions over their input. An op
+  // working on a reduction's stick (layernormscale on exx2's statistics)
+  // spans the reduced dim, which its operands broadcast.
+  Shape space_shape = info->kind == OpKind::Reduction ? shape_of(op.inputs[0]) : shape_of(out);
+  if (op.attrs.contains("iteration_shape")) space_shape = op.attrs["iteration_shape"].get<Shape>();
+  const auto labels = pointwise_labels(space_shape.size(), where);
+  for (size_t i = 0; i < space_shape.size(); ++i) s.dims.push_back({labels[i], space_shape[i], false});
+  if (info->kind == OpKind::Reduction) {
+    const int dim = op.attrs.at("dim").get<int>();
+    s.dims[static_cast<size_t>(dim)].reduction = true;
+  }
+  for (int t : op.inputs) s.operands.push_back(aligned_operand(t, shape_of(t).size(), space_shape.size(), false));
+  s.operands.push_back(aligned_operand(out, shape_of(out).size(), space_shape.size(), true));
+  mark_stick_dims(g, op, s);
+  return s;
+}
+
+DimScaleKind operand_scale(const Graph& g, const IterationSpace& space, const Operand& o, int j) {
+  const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+  const int64_t size = t.shape[static_cast<size_t>(j)];
+  const int64_t iter_size = space.dims[static_cast<size_t>(o.iter_of[static_cast<size_t>(j)])].size;
+  if (size == iter_size || size != 1) return DimScaleKind::Normal;
+  return j == t.layout.stick ? DimScaleKind::BroadcastStick : DimScaleKind::Broadcast;
+}
+
+std::vector<int64_t> split_units(const Graph& g, const IterationSpace& space) {
+  std::vector<int64_t> per_stick(space.dims.size(), 0);
+  for (const auto& o : space.operands) {
+    const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+    const int stick = t.layout.stick;
+    if (stick < 0 || operand_scale(g, space, o, stick) != DimScaleKind::Normal) continue;
+    int64_t& e = per_stick[static_cast<size_t>(o.iter_of[static_cast<size_t>(stick)])];
+    e = std::max(e, stick_elems(t.dtype));
+  }
+  std::vector<int64_t> units;
+  for (size_t i = 0; i < space.dims.size(); ++i) {
+    const int64_t n = space.dims[i].size, e = per_stick[i];
+    if (e == 0 || n % e == 0) {
+      units.push_back(e == 0 ? n : n / e);
+    } else {
+      const int64_t padded = space.dims[i].stick_elems;
+      units.push_back(padded > 0 ? (n + padded - 1) / padded : 1);
+    }
+  }
+  return units;
+}
+
+int64_t per_core_elems(const IterDim& dim, int64_t slices) {
+  return slices > 1 ? round_up(dim.size, dim.stick_elems) / slices : dim.size;
+}
+
+int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand& o,
+                      const std::vector<int64_t>& slices) {
+  const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+  const int64_t se = stick_elems(t.dtype);
+  const LayoutGeometry geo = layout_geometry(t.shape, t.layout, se, kStickBytes / se);
+  int64_t span = kStickBytes;
+  for (size_t j = 0; j < t.shape.size(); ++j) {
+    if (operand_scale(g, space, o, static_cast<int>(j)) != DimScaleKind::Normal) continue;
+    const size_t it = static_cast<size_t>(o.iter_of[j]);
+    const int64_t extent = std::min(t.shape[j], per_core_elems(space.dims[it], slices[it]));
+    const int64_t units = static_cast<int>(j) == t.layout.stick ? (extent + se - 1) / se : extent;
+    span += (units - 1) * geo.stride[j];
+  }
+  return span;
+}
+
+}  // namespace spyre::compiler
+
+namespace spyre::compiler {
+
+std::vector<CoreView> core_views(const Graph& g, const Op& op, const IterationSpace& space, const Operand& o) {
+  std::vector<int64_t> slices;
+  int64_t cores = 1;
+  for (const auto& d : space.dims) {
+    slices.push_back(op.splits.count(d.label) ? op.splits.at(d.label) : 1);
+    cores *= slices.back();
+  }
+  const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+  std::vector<CoreView> views;
+  for (int64_t c = 0; c < cores; ++c) {
+    std::vector<int64_t> idx;
+    int64_t rest = c;
+    for (int64_t s : slices) {
+      idx.push_back(rest % s);
+      rest /= s;
+    }
+    CoreView v;
+    for (size_t j = 0; j < t.shape.size(); ++j) {
+      const size_t it = static_cast<size_t>(o.iter_of[j]);
+      if (operand_scale(g, space, o, static_cast<int>(j)) != DimScaleKind::Normal) {
+        v.origin.push_back(0);
+        v.extent.push_back(t.shape[j]);
+        continue;
+      }
+      // The last core of a dim split over padded sticks holds less (its padding).
+      const int64_t per_core = per_core_elems(space.dims[it], slices[it]);
+      const int64_t origin = std::min(idx[it] * per_core, t.shape[j]);
+      v.origin.push_back(origin);
+      v.extent.push_back(std::min(per_core, t.shape[j] - origin));
+    }
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
+}  // namespace spyre::compiler

@@ -1,0 +1,356 @@
+#include "compiler/ir/model_ops.h"
+
+#include <algorithm>
+#include <deque>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <optional>
+
+#include "runtime/error.h"
+#include "runtime/op_registry.h"
+
+namespace spyre::compiler {
+
+namespace {
+
+using K = ModelOpKind;
+
+// Graph-level ops with no single device op: decomposition lowers them.
+const std::vector<ModelOp>& composite_table() {
+  static const std::vector<ModelOp> ops = {
+      // Composite ops, decomposed as torch-spyre does.
+      {"softmax", K::Softmax, 1, 1, {"dim"}, ""},
+      {"layer_norm", K::LayerNorm, 1, 3, {"eps"}, ""},
+      {"rms_norm", K::RmsNorm, 1, 2, {"eps"}, ""},
+      {"matmul", K::Matmul, 2, 2, {}, ""},
+      {"bmm", K::Matmul, 2, 2, {}, ""},
+      {"linear", K::Linear, 2, 3, {}, ""},
+      {"swiglu_mlp", K::SwigluMlp, 4, 4, {}, ""},
+      {"attention", K::Attention, 3, 3, {"scale"}, ""},
+      // Views.
+      {"reshape", K::View, 1, 1, {"shape"}, ""},
+      {"view", K::View, 1, 1, {"shape"}, ""},
+      {"transpose", K::View, 1, 1, {"dim0", "dim1"}, ""},
+      {"permute", K::View, 1, 1, {"dims"}, ""},
+      {"slice", K::View, 1, 1, {"dim", "start", "end"}, ""},
+      {"unsqueeze", K::View, 1, 1, {"dim"}, ""},
+      {"squeeze", K::View, 1, 1, {"dim"}, ""},
+  };
+  return ops;
+}
+
+// The torch op of a registry row that lowers to that device op alone.
+std::optional<ModelOp> from_registry(const OpInfo& d) {
+  if (d.torch_name.empty()) return std::nullopt;
+  ModelOp m{d.torch_name, K::Unary, 1, 1, {}, d.name, &d};
+  switch (d.kind) {
+    case OpKind::Elementwise:
+    case OpKind::Copy:
+      if (d.max_inputs == 1) {
+        for (const auto& c : d.constants) {
+          if (!c.torch_attr.empty()) m.attrs.push_back(c.torch_attr);
+        }
+      } else if (d.max_inputs == 2) {
+        m.kind = K::Binary;  // numpy broadcasting; "scalar" replaces the second input
+        m.max_inputs = 2;
+        m.attrs = {"scalar"};
+      } else {
+        m.kind = K::Where;
+        m.min_inputs = m.max_inputs = d.max_inputs;
+      }
+      return m;
+    case OpKind::Reduction:  // over one dim
+      m.kind = K::Reduction;
+      m.attrs = {"dim", "keepdim"};
+      return m;
+    case OpKind::Matmul:
+    case OpKind::Shuffle:
+      break;
+  }
+  return std::nullopt;
+}
+
+// Registry-derived ops, in registry order. Rows registered later (a test's toy
+// op) are appended; a deque keeps earlier entries where they are.
+const std::deque<ModelOp>& registry_table() {
+  static std::mutex mutex;
+  static std::deque<ModelOp> ops;
+  static size_t rows_seen = 0;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto rows = all_ops();
+  for (; rows_seen < rows.size(); ++rows_seen) {
+    if (auto m = from_registry(*rows[rows_seen])) ops.push_back(std::move(*m));
+  }
+  return ops;
+}
+
+std::string shape_str(const Shape& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + ")";
+}
+
+int64_t int_attr(const Json& attrs, const std::string& key, const std::string& where) {
+  if (!attrs.contains(key)) fail("", where, "missing attribute '" + key + "'");
+  if (!attrs[key].is_number_integer()) fail("", where, "attribute '" + key + "' must be an integer");
+  return attrs[key].get<int64_t>();
+}
+
+}  // namespace
+
+const ModelOp* find_model_op(const std::string& name) {
+  for (const auto& op : registry_table()) {
+    if (op.name == name) return &op;
+  }
+  for (const auto& op : composite_table()) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> model_op_names() {
+  std::vector<std::string> names;
+  for (const auto& op : registry_table()) names.push_back(op.name);
+  for (const auto& op : composite_table()) names.push_back(op.name);
+  return names;
+}
+
+std::vector<std::string> pointwise_op_names() {
+  std::vector<std::string> names;
+  for (const auto& op : registry_table()) {
+    if (op.kind == K::Unary) names.push_back(op.name);
+  }
+  return names;
+}
+
+int normalize_dim(int64_t dim, size_t rank, const std::string& where) {
+  const int64_t r = static_cast<int64_t>(rank);
+  if (dim < -r || dim >= r)
+    fail("", where, "dim " + std::to_string(dim) + " is out of range for rank " + std::to_string(rank));
+  return static_cast<int>(dim < 0 ? dim + r : dim);
+}
+
+Shape broadcast_shapes(const std::vector<Shape>& shapes, const std::string& where) {
+  size_t rank = 0;
+  for (const auto& s : shapes) rank = std::max(rank, s.size());
+  Shape out(rank, 1);
+  for (const auto& s : shapes) {
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t& o = out[rank - s.size() + i];
+      if (s[i] == o || s[i] == 1) continue;
+      if (o != 1) {
+        std::string all;
+        for (const auto& x : shapes) all += (all.empty() ? "" : " and ") + shape_str(x);
+        fail("", where, "shapes " + all + " do not broadcast");
+      }
+      o = s[i];
+    }
+  }
+  return out;
+}
+
+std::vector<int> reduction_dims(const Json& attrs, size_t rank, const std::string& where) {
+  std::vector<int> dims;
+  if (!attrs.contains("dim")) {
+    for (size_t i = 0; i < rank; ++i) dims.push_back(static_cast<int>(i));
+    return dims;
+  }
+  const Json& d = attrs["dim"];
+  if (d.is_number_integer()) {
+    dims.push_back(normalize_dim(d.get<int64_t>(), rank, where));
+  } else if (d.is_array()) {
+    for (const auto& x : d) {
+      if (!x.is_number_integer()) fail("", where, "attribute 'dim' must hold integers");
+      dims.push_back(normalize_dim(x.get<int64_t>(), rank, where));
+    }
+  } else {
+    fail("", where, "attribute 'dim' must be an integer or a list of integers");
+  }
+  std::sort(dims.begin(), dims.end());
+  if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
+    fail("", where, "attribute 'dim' repeats a dimension");
+  return dims;
+}
+
+Shape reshape_target(const Shape& from, const Json& attrs, const std::string& where) {
+  if (!attrs.contains("shape") || !attrs["shape"].is_array())
+    fail("", where, "reshape needs attribute 'shape' (a list)");
+  Shape to;
+  int infer = -1;
+  int64_t known = 1;
+  for (const auto& x : attrs["shape"]) {
+    if (!x.is_number_integer()) fail("", where, "attribute 'shape' must hold integers");
+    const int64_t v = x.get<int64_t>();
+    if (v == -1) {
+      if (infer >= 0) fail("", where, "attribute 'shape' has more than one -1");
+      infer = static_cast<int>(to.size());
+    } else if (v < 1) {
+      fail("", where, "attribute 'shape' has size " + std::to_string(v));
+    } else {
+      known *= v;
+    }
+    to.push_back(v);
+  }
+  const int64_t total = std::accumulate(from.begin(), from.end(), int64_t{1}, std::multiplies<>());
+  if (infer >= 0) {
+    if (total % known != 0) fail("", where, "cannot reshape " + shape_str(from) + " to " + attrs["shape"].dump());
+    to[static_cast<size_t>(infer)] = total / known;
+  }
+  if (std::accumulate(to.begin(), to.end(), int64_t{1}, std::multiplies<>()) != total) {
+    fail("", where,
+         "cannot reshape " + shape_str(from) + " (" + std::to_string(total) + " elements) to " + shape_str(to));
+  }
+  return to;
+}
+
+std::vector<int> view_permutation(const Json& attrs, const std::string& op, size_t rank, const std::string& where) {
+  std::vector<int> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  if (op == "transpose") {
+    std::swap(perm[static_cast<size_t>(normalize_dim(int_attr(attrs, "dim0", where), rank, where))],
+              perm[static_cast<size_t>(normalize_dim(int_attr(attrs, "dim1", where), rank, where))]);
+    return perm;
+  }
+  if (!attrs.contains("dims") || !attrs["dims"].is_array() || attrs["dims"].size() != rank) {
+    fail("", where, "permute needs attribute 'dims' listing all " + std::to_string(rank) + " dimensions");
+  }
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < rank; ++i) {
+    if (!attrs["dims"][i].is_number_integer()) fail("", where, "attribute 'dims' must hold integers");
+    perm[i] = normalize_dim(attrs["dims"][i].get<int64_t>(), rank, where);
+    if (seen[static_cast<size_t>(perm[i])]) fail("", where, "attribute 'dims' repeats a dimension");
+    seen[static_cast<size_t>(perm[i])] = true;
+  }
+  return perm;
+}
+
+Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& attrs, const std::string& where) {
+  for (const auto& s : in) {
+    if (s.empty()) fail("", where, "inputs must have at least one dimension");
+  }
+  switch (op.kind) {
+    case K::Unary:
+      return in[0];
+    case K::Binary:
+      return in.size() == 1 ? in[0] : broadcast_shapes(in, where);
+    case K::Where:
+      return broadcast_shapes(in, where);
+    case K::Reduction: {
+      const auto dims = reduction_dims(attrs, in[0].size(), where);
+      if (dims.size() != 1)
+        fail("", where, "reductions over several dims at once are not supported; reduce one dim at a time");
+      const bool keep = attrs.value("keepdim", false);
+      Shape out;
+      for (size_t i = 0; i < in[0].size(); ++i) {
+        if (static_cast<int>(i) != dims[0])
+          out.push_back(in[0][i]);
+        else if (keep)
+          out.push_back(1);
+      }
+      if (out.empty()) out.push_back(1);
+      return out;
+    }
+    case K::Softmax:
+      normalize_dim(attrs.value("dim", int64_t{-1}), in[0].size(), where);
+      return in[0];
+    case K::LayerNorm:
+    case K::RmsNorm:
+      for (size_t i = 1; i < in.size(); ++i) {
+        if (in[i] != Shape{in[0].back()})
+          fail("", where,
+               "weight and bias must have shape (" + std::to_string(in[0].back()) + ",), got " + shape_str(in[i]));
+      }
+      return in[0];
+    case K::Matmul: {
+      const Shape &a = in[0], &b = in[1];
+      if (a.size() < 2 || b.size() < 2)
+        fail("", where, "matmul operands need at least 2 dimensions, got " + shape_str(a) + " and " + shape_str(b));
+      if (op.name == "bmm" && (a.size() != 3 || b.size() != 3)) fail("", where, "bmm takes two 3-dimensional tensors");
+      if (a.back() != b[b.size() - 2])
+        fail("", where, "matmul inner dimensions differ: " + shape_str(a) + " @ " + shape_str(b));
+      Shape batch = broadcast_shapes({Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2)}, where);
+      batch.push_back(a[a.size() - 2]);
+      batch.push_back(b.back());
+      return batch;
+    }
+    case K::Linear: {
+      const Shape &x = in[0], &w = in[1];
+      if (w.size() != 2 || w[1] != x.back())
+        fail("", where, "linear weight must be (out_features, " + std::to_string(x.back()) + "), got " + shape_str(w));
+      if (in.size() == 3 && in[2] != Shape{w[0]})
+        fail("", where, "linear bias must be (" + std::to_string(w[0]) + ",), got " + shape_str(in[2]));
+      Shape out = x;
+      out.back() = w[0];
+      return out;
+    }
+    case K::SwigluMlp: {
+      const Shape &x = in[0], &wg = in[1], &wu = in[2], &wd = in[3];
+      const int64_t e = x.back();
+      if (wg.size() != 2 || wg[1] != e || wu != wg)
+        fail("", where, "gate and up weights must both be (hidden, " + std::to_string(e) + ")");
+      if (wd != Shape{e, wg[0]})
+        fail("", where, "down weight must be (" + std::to_string(e) + ", " + std::to_string(wg[0]) + ")");
+      return x;
+    }
+    case K::Attention: {
+      const Shape &q = in[0], &k = in[1], &v = in[2];
+      if (q.size() < 3 || k.size() != q.size() || v.size() != q.size())
+        fail("", where, "q, k, v must be (..., heads, seq, head_dim) of one rank");
+      const size_t r = q.size();
+      if (k[r - 1] != q[r - 1]) fail("", where, "q and k head dims differ");
+      if (v[r - 2] != k[r - 2] || v[r - 3] != k[r - 3])
+        fail("", where, "k and v must have the same heads and sequence length");
+      if (q[r - 3] % k[r - 3] != 0)
+        fail("", where,
+             "query heads (" + std::to_string(q[r - 3]) + ") must be a multiple of key/value heads (" +
+                 std::to_string(k[r - 3]) + ")");
+      for (size_t i = 0; i + 3 < r; ++i) {
+        if (q[i] != k[i] || q[i] != v[i]) fail("", where, "q, k, v batch dims differ");
+      }
+      Shape out = q;
+      out.back() = v.back();
+      return out;
+    }
+    case K::View: {
+      const Shape& x = in[0];
+      if (op.name == "reshape" || op.name == "view") return reshape_target(x, attrs, where);
+      if (op.name == "transpose" || op.name == "permute") {
+        const auto perm = view_permutation(attrs, op.name, x.size(), where);
+        Shape out;
+        for (int p : perm) out.push_back(x[static_cast<size_t>(p)]);
+        return out;
+      }
+      if (op.name == "unsqueeze") {
+        Shape out = x;
+        const int d = normalize_dim(int_attr(attrs, "dim", where), x.size() + 1, where);
+        out.insert(out.begin() + d, 1);
+        return out;
+      }
+      if (op.name == "squeeze") {
+        const int d = normalize_dim(int_attr(attrs, "dim", where), x.size(), where);
+        if (x[static_cast<size_t>(d)] != 1)
+          fail("", where,
+               "squeeze of dim " + std::to_string(d) + " of size " + std::to_string(x[static_cast<size_t>(d)]));
+        if (x.size() == 1) fail("", where, "cannot squeeze the only dimension");
+        Shape out = x;
+        out.erase(out.begin() + d);
+        return out;
+      }
+      // slice
+      const int d = normalize_dim(int_attr(attrs, "dim", where), x.size(), where);
+      const int64_t start = int_attr(attrs, "start", where), end = int_attr(attrs, "end", where);
+      if (start < 0 || end > x[static_cast<size_t>(d)] || start >= end) {
+        fail("", where,
+             "slice [" + std::to_string(start) + ", " + std::to_string(end) + ") of a dimension of size " +
+                 std::to_string(x[static_cast<size_t>(d)]));
+      }
+      Shape out = x;
+      out[static_cast<size_t>(d)] = end - start;
+      return out;
+    }
+  }
+  return in[0];
+}
+
+}  // namespace spyre::compiler

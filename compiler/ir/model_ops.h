@@ -1,0 +1,60 @@
+#pragma once
+// The torch-level ops a model graph may use: their inputs, attributes and
+// output shapes. Decomposition (decompose.cpp) turns them into device
+// ops; the host evaluator (host_evaluator.cpp) computes them in fp32.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/layout.h"
+#include "runtime/json_node.h"
+#include "runtime/op_registry.h"
+
+namespace spyre::compiler {
+
+enum class ModelOpKind {
+  Unary,
+  Binary,
+  Where,
+  Reduction,
+  Softmax,
+  LayerNorm,
+  RmsNorm,
+  Matmul,
+  Linear,
+  SwigluMlp,
+  Attention,
+  View
+};
+
+// Unary, Binary, Where and Reduction ops come from the op registry's rows with
+// a torch name (runtime/op_registry.h); the composite and view ops are listed
+// in model_ops.cpp.
+struct ModelOp {
+  std::string name;
+  ModelOpKind kind;
+  int min_inputs, max_inputs;
+  std::vector<std::string> attrs;  // attributes it accepts
+  std::string device_op;           // Unary/Binary/Where/Reduction: the SuperDSC opFuncName
+  const OpInfo* device = nullptr;  // its registry row
+};
+
+// nullptr when the op is not supported.
+const ModelOp* find_model_op(const std::string& name);
+std::vector<std::string> model_op_names();
+std::vector<std::string> pointwise_op_names();  // unary ops usable as single-op workloads
+
+// Output shape of an op; `where` names the op in errors.
+Shape infer_shape(const ModelOp& op, const std::vector<Shape>& inputs, const Json& attrs, const std::string& where);
+
+// Helpers shared with decomposition and the evaluator.
+Shape broadcast_shapes(const std::vector<Shape>& shapes, const std::string& where);
+int normalize_dim(int64_t dim, size_t rank, const std::string& where);
+std::vector<int> reduction_dims(const Json& attrs, size_t rank,
+                                const std::string& where);  // "dim": int or list; absent: all
+Shape reshape_target(const Shape& from, const Json& attrs, const std::string& where);  // resolves one -1
+std::vector<int> view_permutation(const Json& attrs, const std::string& op, size_t rank, const std::string& where);
+
+}  // namespace spyre::compiler

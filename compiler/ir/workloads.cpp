@@ -1,0 +1,282 @@
+#include "compiler/ir/workloads.h"
+
+#include <cmath>
+
+#include "compiler/ir/model_ops.h"
+#include "runtime/error.h"
+#include "runtime/text.h"
+
+namespace spyre::compiler {
+
+namespace {
+
+// Granite-3.3-8B (ibm-granite/granite-3.3-8b-instruct config.json):
+// hidden_size 4096, num_attention_heads 32, num_key_value_heads 8,
+// intermediate_size 12800, rms_norm_eps 1e-5, attention_multiplier 0.0078125,
+// residual_multiplier 0.22.
+constexpr int64_t kGraniteHidden = 4096, kGraniteHeads = 32, kGraniteKvHeads = 8, kGraniteIntermediate = 12800;
+constexpr float kGraniteEps = 1e-5f, kGraniteAttentionMultiplier = 0.0078125f, kGraniteResidualMultiplier = 0.22f;
+
+const std::vector<std::string> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
+const std::vector<std::string> kReductions = {"sum", "mean", "amax", "amin"};
+
+class Builder {
+ public:
+  Builder(const std::string& name, DType dtype) : dtype_(dtype) { g_.name = name; }
+
+  std::string tensor(const std::string& name, const Shape& shape, Role role) {
+    Tensor t;
+    t.name = name;
+    t.shape = shape;
+    t.dtype = dtype_;
+    t.role = role;
+    g_.add_tensor(t);
+    return name;
+  }
+
+  std::string op(const std::string& type, const std::vector<std::string>& inputs, const std::string& output,
+                 Json attrs = Json::object(), Role role = Role::Intermediate) {
+    Op o;
+    o.type = type;
+    for (const auto& i : inputs) o.inputs.push_back(g_.find(i));
+    if (g_.find(output) < 0) {
+      Tensor t;
+      t.name = output;
+      t.role = role;
+      g_.add_tensor(t);
+    }
+    o.outputs = {g_.find(output)};
+    o.attrs = std::move(attrs);
+    o.origin = type + " '" + output + "'";
+    g_.ops.push_back(o);
+    return output;
+  }
+
+  Graph finish() {
+    g_.source = "workload " + g_.name;
+    validate_graph(g_, g_.source);
+    return std::move(g_);
+  }
+
+ private:
+  Graph g_;
+  DType dtype_;
+};
+
+Shape shape_or(const WorkloadParams& p, const Shape& fallback, size_t min_rank, size_t max_rank,
+               const std::string& name) {
+  Shape s = p.shape.empty() ? fallback : p.shape;
+  if (s.size() < min_rank || s.size() > max_rank) {
+    fail("", "--shape",
+         name + " takes " + std::to_string(min_rank) + (max_rank != min_rank ? " to " + std::to_string(max_rank) : "") +
+             " dims, got " + std::to_string(s.size()));
+  }
+  return s;
+}
+
+int64_t or_default(int64_t v, int64_t fallback) { return v > 0 ? v : fallback; }
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// x -> reshape (B, S, H, D) -> transpose to (B, H, S, D).
+std::string split_heads(Builder& b, const std::string& x, int64_t batch, int64_t seq, int64_t heads, int64_t head_dim) {
+  b.op("reshape", {x}, x + ".heads", {{"shape", {batch, seq, heads, head_dim}}});
+  return b.op("transpose", {x + ".heads"}, x + ".bhsd", {{"dim0", 1}, {"dim1", 2}});
+}
+
+Graph decoder(const WorkloadParams& p) {
+  const int64_t batch = or_default(p.batch, 1), seq = or_default(p.seq, 512), e = or_default(p.hidden, kGraniteHidden);
+  const int64_t heads = or_default(p.heads, kGraniteHeads), kv = or_default(p.kv_heads, kGraniteKvHeads),
+                inter = or_default(p.intermediate, kGraniteIntermediate);
+  if (e % heads != 0)
+    fail("", "--hidden", "hidden size " + std::to_string(e) + " is not a multiple of --heads " + std::to_string(heads));
+  const int64_t d = e / heads;
+  Builder b("decoder", p.dtype);
+  b.tensor("x", {batch, seq, e}, Role::Input);
+  b.tensor("attn_norm.weight", {e}, Role::Weight);
+  b.tensor("q_proj.weight", {e, e}, Role::Weight);
+  b.tensor("k_proj.weight", {kv * d, e}, Role::Weight);
+  b.tensor("v_proj.weight", {kv * d, e}, Role::Weight);
+  b.tensor("o_proj.weight", {e, e}, Role::Weight);
+  b.tensor("mlp_norm.weight", {e}, Role::Weight);
+  b.tensor("gate_proj.weight", {inter, e}, Role::Weight);
+  b.tensor("up_proj.weight", {inter, e}, Role::Weight);
+  b.tensor("down_proj.weight", {e, inter}, Role::Weight);
+  b.op("rms_norm", {"x", "attn_norm.weight"}, "h", {{"eps", kGraniteEps}});
+  b.op("linear", {"h", "q_proj.weight"}, "q");
+  b.op("linear", {"h", "k_proj.weight"}, "k");
+  b.op("linear", {"h", "v_proj.weight"}, "v");
+  const std::string q = split_heads(b, "q", batch, seq, heads, d), k = split_heads(b, "k", batch, seq, kv, d),
+                    v = split_heads(b, "v", batch, seq, kv, d);
+  b.op("attention", {q, k, v}, "attn", {{"scale", kGraniteAttentionMultiplier}});
+  b.op("transpose", {"attn"}, "attn.bshd", {{"dim0", 1}, {"dim1", 2}});
+  b.op("reshape", {"attn.bshd"}, "attn.merged", {{"shape", {batch, seq, e}}});
+  b.op("linear", {"attn.merged", "o_proj.weight"}, "o");
+  b.op("mul", {"o"}, "o.scaled", {{"scalar", kGraniteResidualMultiplier}});
+  b.op("add", {"x", "o.scaled"}, "r");
+  b.op("rms_norm", {"r", "mlp_norm.weight"}, "h2", {{"eps", kGraniteEps}});
+  b.op("swiglu_mlp", {"h2", "gate_proj.weight", "up_proj.weight", "down_proj.weight"}, "m");
+  b.op("mul", {"m"}, "m.scaled", {{"scalar", kGraniteResidualMultiplier}});
+  b.op("add", {"r", "m.scaled"}, "y", Json::object(), Role::Output);
+  return b.finish();
+}
+
+}  // namespace
+
+std::vector<int64_t> parse_shape(const std::string& text) {
+  std::vector<int64_t> shape;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t end = std::min(text.find('x', pos), text.size());
+    const std::string part = text.substr(pos, end - pos);
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(part, &used);
+      if (used != part.size() || v < 1) throw std::invalid_argument("");
+      shape.push_back(v);
+    } catch (const std::exception&) {
+      fail("", "--shape " + text, "expected sizes joined by 'x', e.g. 512x1024");
+    }
+    pos = end + 1;
+  }
+  return shape;
+}
+
+std::vector<WorkloadInfo> list_workloads() {
+  std::vector<WorkloadInfo> list;
+  const std::string unary = join(pointwise_op_names(), ", ");
+  list.push_back({"<unary op>", "y = op(x), x of --shape (default 512x1024); ops: " + unary});
+  list.push_back({"add, sub, mul, div, maximum, minimum", "y = op(a, b), both of --shape (default 512x1024)"});
+  list.push_back({"sum, mean, amax, amin", "y = op(x, dim=--dim), x of --shape (default 512x1024)"});
+  list.push_back({"softmax", "y = softmax(x, dim=--dim), x of --shape (default 512x1024)"});
+  list.push_back({"layernorm", "y = layer_norm(x, weight, bias) over the last dim, x of --shape (default 512x1024)"});
+  list.push_back({"rmsnorm", "y = rms_norm(x, weight) over the last dim, x of --shape (default 512x1024)"});
+  list.push_back({"matmul", "c = a @ b, --shape MxKxN (default 512x1024x256)"});
+  list.push_back({"bmm", "c = bmm(a, b), --shape BxMxKxN (default 8x128x256x128)"});
+  list.push_back({"linear", "y = x @ W^T + bias, --shape MxKxN (default 512x1024x256)"});
+  list.push_back(
+      {"mlp", "SwiGLU MLP: down(silu(gate(x)) * up(x)), --shape TOKENSxHIDDENxINTERMEDIATE (default 128x4096x12800)"});
+  list.push_back({"attention",
+                  "softmax(q k^T * scale) v with grouped KV heads, --shape BxHxSxD (default 1x32x512x128), --kv-heads "
+                  "(default 8)"});
+  list.push_back({"decoder",
+                  "one Granite-3.3-8B decoder layer (RMSNorm, GQA attention, SwiGLU MLP, residuals; no RoPE or mask) "
+                  "at --seq (default 512); "
+                  "--hidden 4096 --heads 32 --kv-heads 8 --intermediate 12800 --batch 1 by default"});
+  return list;
+}
+
+namespace {
+Graph build_named_workload(const std::string& name, const WorkloadParams& p);
+}  // namespace
+
+std::vector<std::string> workload_options(const std::string& name) {
+  if (const ModelOp* m = find_model_op(name); m && m->kind == ModelOpKind::Unary) return {"shape"};
+  if (contains(kReductions, name) || name == "softmax") return {"shape", "dim"};
+  if (contains(kBinary, name) || name == "layernorm" || name == "rmsnorm" || name == "matmul" || name == "linear" ||
+      name == "bmm" || name == "mlp")
+    return {"shape"};
+  if (name == "attention") return {"shape", "kv-heads"};
+  if (name == "decoder") return {"batch", "seq", "hidden", "heads", "kv-heads", "intermediate"};
+  return {};
+}
+
+Graph build_workload(const std::string& name, const WorkloadParams& p) {
+  const auto takes = workload_options(name);
+  for (const auto& option : p.given) {
+    if (takes.empty() || contains(takes, option)) continue;
+    fail("", "--" + option,
+         "the " + name + " workload does not take it (it takes --" + join(takes, ", --") + " and --dtype)");
+  }
+  return build_named_workload(name, p);
+}
+
+namespace {
+
+Graph build_named_workload(const std::string& name, const WorkloadParams& p) {
+  const Shape dflt = {512, 1024};
+  if (const ModelOp* m = find_model_op(name); m && m->kind == ModelOpKind::Unary) {
+    Builder b(name, p.dtype);
+    b.tensor("x", shape_or(p, dflt, 1, 8, name), Role::Input);
+    b.op(name, {"x"}, "y", Json::object(), Role::Output);
+    return b.finish();
+  }
+  if (contains(kBinary, name)) {
+    Builder b(name, p.dtype);
+    const Shape s = shape_or(p, dflt, 1, 8, name);
+    b.tensor("a", s, Role::Input);
+    b.tensor("b", s, Role::Input);
+    b.op(name, {"a", "b"}, "y", Json::object(), Role::Output);
+    return b.finish();
+  }
+  if (contains(kReductions, name) || name == "softmax") {
+    Builder b(name, p.dtype);
+    b.tensor("x", shape_or(p, dflt, 1, 8, name), Role::Input);
+    b.op(name, {"x"}, "y", {{"dim", p.dim}}, Role::Output);
+    return b.finish();
+  }
+  if (name == "layernorm" || name == "rmsnorm") {
+    Builder b(name, p.dtype);
+    const Shape s = shape_or(p, dflt, 1, 8, name);
+    b.tensor("x", s, Role::Input);
+    b.tensor("weight", {s.back()}, Role::Weight);
+    if (name == "layernorm") {
+      b.tensor("bias", {s.back()}, Role::Weight);
+      b.op("layer_norm", {"x", "weight", "bias"}, "y", {{"eps", 1e-5f}}, Role::Output);
+    } else {
+      b.op("rms_norm", {"x", "weight"}, "y", {{"eps", 1e-6f}}, Role::Output);
+    }
+    return b.finish();
+  }
+  if (name == "matmul" || name == "linear") {
+    const Shape s = shape_or(p, {512, 1024, 256}, 3, 3, name);
+    Builder b(name, p.dtype);
+    b.tensor("a", {s[0], s[1]}, Role::Input);
+    if (name == "matmul") {
+      b.tensor("b", {s[1], s[2]}, Role::Input);
+      b.op("matmul", {"a", "b"}, "c", Json::object(), Role::Output);
+    } else {
+      b.tensor("weight", {s[2], s[1]}, Role::Weight);
+      b.tensor("bias", {s[2]}, Role::Weight);
+      b.op("linear", {"a", "weight", "bias"}, "c", Json::object(), Role::Output);
+    }
+    return b.finish();
+  }
+  if (name == "bmm") {
+    const Shape s = shape_or(p, {8, 128, 256, 128}, 4, 4, name);
+    Builder b(name, p.dtype);
+    b.tensor("a", {s[0], s[1], s[2]}, Role::Input);
+    b.tensor("b", {s[0], s[2], s[3]}, Role::Input);
+    b.op("bmm", {"a", "b"}, "c", Json::object(), Role::Output);
+    return b.finish();
+  }
+  if (name == "mlp") {
+    const Shape s = shape_or(p, {128, 4096, 12800}, 3, 3, name);
+    Builder b(name, p.dtype);
+    b.tensor("x", {s[0], s[1]}, Role::Input);
+    b.tensor("gate_proj.weight", {s[2], s[1]}, Role::Weight);
+    b.tensor("up_proj.weight", {s[2], s[1]}, Role::Weight);
+    b.tensor("down_proj.weight", {s[1], s[2]}, Role::Weight);
+    b.op("swiglu_mlp", {"x", "gate_proj.weight", "up_proj.weight", "down_proj.weight"}, "y", Json::object(),
+         Role::Output);
+    return b.finish();
+  }
+  if (name == "attention") {
+    const Shape s = shape_or(p, {1, 32, 512, 128}, 4, 4, name);
+    const int64_t kv = or_default(p.kv_heads, std::min<int64_t>(8, s[1]));
+    Builder b(name, p.dtype);
+    b.tensor("q", s, Role::Input);
+    b.tensor("k", {s[0], kv, s[2], s[3]}, Role::Input);
+    b.tensor("v", {s[0], kv, s[2], s[3]}, Role::Input);
+    b.op("attention", {"q", "k", "v"}, "o", Json::object(), Role::Output);
+    return b.finish();
+  }
+  if (name == "decoder") return decoder(p);
+  fail("", "--workload " + name, "unknown workload (spyre-sim compile --list-workloads lists them)");
+}
+
+}  // namespace
+
+}  // namespace spyre::compiler

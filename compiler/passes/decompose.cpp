@@ -1,0 +1,299 @@
+// Decompositions: every model op becomes SuperDSC ops and views, the way
+// torch-spyre's decompositions and lowerings do (softmax -> max, sub, exp,
+// sum, realdiv; layer_norm -> exx2, layernormscale, layernormnorm; linear ->
+// batchmatmul on a transposed view of the weight (+ add for the bias); scalar
+// operands -> size-1 constant tensors, as replace_scalar_with_tensor does).
+// Reductions keep the reduced dim internally (size 1); a model tensor that
+// drops it is a reshape view of the kept one, or just reports a host shape.
+
+#include <cmath>
+
+#include "compiler/ir/model_ops.h"
+#include "compiler/passes/passes.h"
+#include "runtime/error.h"
+
+namespace spyre::compiler {
+
+namespace {
+
+class Decomposer {
+ public:
+  explicit Decomposer(Graph& model) : model_(model) {
+    out_.name = model.name;
+    out_.tensors = model.tensors;
+  }
+
+  Graph run() {
+    count_uses();
+    for (const Op& op : model_.ops) lower(op);
+    return std::move(out_);
+  }
+
+ private:
+  void count_uses() {
+    uses_.assign(model_.tensors.size(), 0);
+    for (const Op& op : model_.ops) {
+      for (int t : op.inputs) ++uses_[static_cast<size_t>(t)];
+    }
+  }
+
+  const Tensor& tensor(int t) const { return out_.tensors[static_cast<size_t>(t)]; }
+  const Shape& shape(int t) const { return tensor(t).shape; }
+
+  // A new intermediate named after the model op's output: "y.max", ...
+  int temp(const std::string& suffix, const Shape& s, DType dtype) {
+    Tensor t;
+    t.name = out_.unique_name(base_name_ + "." + suffix);
+    t.shape = s;
+    t.dtype = dtype;
+    t.role = Role::Intermediate;
+    return out_.add_tensor(t);
+  }
+
+  // A size-1 constant tensor; equal constants are shared.
+  int constant(float value, DType dtype) {
+    for (size_t i = 0; i < out_.tensors.size(); ++i) {
+      const Tensor& t = out_.tensors[i];
+      if (t.role == Role::Constant && t.value == value && t.dtype == dtype && t.shape == Shape{1})
+        return static_cast<int>(i);
+    }
+    Tensor t;
+    t.name = out_.unique_name("const." + format_value(value));
+    t.shape = {1};
+    t.dtype = dtype;
+    t.role = Role::Constant;
+    t.value = value;
+    return out_.add_tensor(t);
+  }
+
+  static std::string format_value(float v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+    return buf;
+  }
+
+  void emit(const std::string& type, std::vector<int> inputs, int output, Json attrs = Json::object()) {
+    Op op;
+    op.type = type;
+    op.inputs = std::move(inputs);
+    op.outputs = {output};
+    op.attrs = std::move(attrs);
+    op.origin = origin_;
+    out_.ops.push_back(std::move(op));
+  }
+
+  // A device op writing a new intermediate, or `into` (the model op's output).
+  int device_op(const std::string& type, const std::vector<int>& inputs, const std::string& suffix, const Shape& s,
+                Json attrs = Json::object(), int into = -1) {
+    const int t = into >= 0 ? into : temp(suffix, s, tensor(inputs[0]).dtype);
+    emit(type, inputs, t, std::move(attrs));
+    return t;
+  }
+
+  int reshape(int in, const Shape& to, const std::string& suffix, int into = -1) {
+    if (shape(in) == to && into < 0) return in;
+    const int t = into >= 0 ? into : temp(suffix, to, tensor(in).dtype);
+    Json attrs = {{"shape", to}};
+    emit("reshape", {in}, t, attrs);
+    return t;
+  }
+
+  int transpose_last(int in, const std::string& suffix) {
+    std::vector<int> perm;
+    const size_t r = shape(in).size();
+    for (size_t i = 0; i < r; ++i) perm.push_back(static_cast<int>(i));
+    std::swap(perm[r - 1], perm[r - 2]);
+    Shape s = shape(in);
+    std::swap(s[r - 1], s[r - 2]);
+    const int t = temp(suffix, s, tensor(in).dtype);
+    emit("permute", {in}, t, {{"dims", perm}});
+    return t;
+  }
+
+  static Shape keep_dim(Shape s, int dim) {
+    s[static_cast<size_t>(dim)] = 1;
+    return s;
+  }
+
+  // A reduction over one dim, output kept at size 1.
+  int reduce(const std::string& type, int in, int dim, const std::string& suffix,
+             const Json& constants = Json::object(), int into = -1) {
+    Json attrs = {{"dim", dim}};
+    if (!constants.empty()) attrs["constants"] = constants;
+    return device_op(type, {in}, suffix, keep_dim(shape(in), dim), attrs, into);
+  }
+
+  int matmul(int a, int b, const std::string& suffix, int into = -1) {
+    const Shape sa = shape(a);
+    const Shape sb = shape(b);
+    Shape batch = broadcast_shapes({Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2)}, origin_);
+    batch.push_back(sa[sa.size() - 2]);
+    batch.push_back(sb.back());
+    return device_op("batchmatmul", {a, b}, suffix, batch, Json::object(), into);
+  }
+
+  int linear(int x, int w, int bias, const std::string& suffix, int into = -1) {
+    const int wt = transpose_last(w, suffix + ".wT");
+    const int y = matmul(x, wt, suffix, bias < 0 ? into : -1);
+    if (bias < 0) return y;
+    return device_op("add", {y, bias}, suffix + ".bias", shape(y), Json::object(), into);
+  }
+
+  int softmax(int x, int dim, int into = -1) {
+    const int m = reduce("max", x, dim, "max");
+    const int d = device_op("sub", {x, m}, "sub", shape(x));
+    const int e = device_op("exp", {d}, "exp", shape(x));
+    const int s = reduce("sum", e, dim, "sum");
+    return device_op("realdiv", {e, s}, "div", shape(x), Json::object(), into);
+  }
+
+  // layer_norm / rms_norm over the last dim.
+  int normalize(int x, int weight, int bias, float eps, bool center, int into) {
+    const int last = static_cast<int>(shape(x).size()) - 1;
+    const float n = static_cast<float>(shape(x).back());
+    const int stats = reduce(center ? "exx2" : "exx2_zeromean", x, last, "stats", {{"exx2scale", 1.0f / n}});
+    const int rstd = device_op("layernormscale", {stats}, "rstd", shape(stats),
+                               {{"constants", {{"eps", eps}}}, {"iteration_shape", shape(x)}});
+    std::vector<int> ins = {x, stats, rstd};
+    if (weight >= 0 || bias >= 0) ins.push_back(weight >= 0 ? weight : constant(1.0f, tensor(x).dtype));
+    if (bias >= 0) ins.push_back(bias);
+    return device_op("layernormnorm", ins, "norm", shape(x), Json::object(), into);
+  }
+
+  int attention(int q, int k, int v, float scale, int into) {
+    const Shape sq = shape(q);
+    const Shape sk = shape(k);
+    const Shape sv = shape(v);
+    const size_t r = sq.size();
+    const int64_t hq = sq[r - 3], hkv = sk[r - 3], group = hq / hkv;
+    const Shape batch(sq.begin(), sq.end() - 3);
+    // Grouped-query attention without repeating K/V: the query heads of one
+    // KV head become a group dim that K and V broadcast over.
+    auto with = [&](std::initializer_list<int64_t> tail) {
+      Shape s = batch;
+      s.insert(s.end(), tail);
+      return s;
+    };
+    int q5 = q, k5 = k, v5 = v;
+    int kt = transpose_last(k, "kT");
+    if (group > 1) {
+      q5 = reshape(q, with({hkv, group, sq[r - 2], sq[r - 1]}), "q.grouped");
+      k5 = reshape(kt, with({hkv, 1, sk[r - 1], sk[r - 2]}), "kT.grouped");
+      v5 = reshape(v, with({hkv, 1, sv[r - 2], sv[r - 1]}), "v.grouped");
+    } else {
+      k5 = kt;
+    }
+    const int scores = matmul(q5, k5, "scores");
+    const int scaled = device_op("mul", {scores, constant(scale, tensor(q).dtype)}, "scaled", shape(scores));
+    const int probs = softmax(scaled, static_cast<int>(shape(scores).size()) - 1);
+    if (group == 1) return matmul(probs, v5, "pv", into);
+    return reshape(matmul(probs, v5, "pv"), with({hq, sq[r - 2], sv[r - 1]}), "heads", into);
+  }
+
+  void lower(const Op& op) {
+    const ModelOp* m = find_model_op(op.type);
+    origin_ = model_.describe(op);
+    const int out = op.outputs[0];
+    base_name_ = tensor(out).name;
+    const DType dtype = tensor(op.inputs[0]).dtype;
+    for (int t : op.inputs) {
+      if (tensor(t).dtype != dtype) {
+        fail("", origin_,
+             "mixes " + std::string(dtype_name(dtype)) + " and " + dtype_name(tensor(t).dtype) +
+                 " operands; give every operand one dtype");
+      }
+    }
+    out_.tensors[static_cast<size_t>(out)].dtype = dtype;
+    const std::vector<int>& in = op.inputs;
+    const Json& a = op.attrs;
+    switch (m->kind) {
+      case ModelOpKind::Unary: {
+        // The device op's constants from the torch op's attributes (clamp's min -> clipMin, ...).
+        Json attrs = Json::object();
+        for (const auto& c : m->device->constants) {
+          if (!c.torch_attr.empty()) attrs["constants"][c.sdsc_name] = a.value(c.torch_attr, c.default_value);
+        }
+        emit(m->device_op, {in[0]}, out, attrs);
+        return;
+      }
+      case ModelOpKind::Binary: {
+        const int rhs = in.size() == 2 ? in[1] : constant(a.at("scalar").get<float>(), dtype);
+        emit(m->device_op, {in[0], rhs}, out);
+        return;
+      }
+      case ModelOpKind::Where:
+        emit(m->device_op, in, out);
+        return;
+      case ModelOpKind::Reduction: {
+        const int dim = reduction_dims(a, shape(in[0]).size(), origin_)[0];
+        Json constants = Json::object();
+        if (m->device->reduce == ReduceOp::Mean)
+          constants["scaling_factor"] = 1.0f / static_cast<float>(shape(in[0])[static_cast<size_t>(dim)]);
+        const bool keep = a.value("keepdim", false);
+        if (keep) {
+          reduce(m->device_op, in[0], dim, "kept", constants, out);
+        } else if (uses_[static_cast<size_t>(out)] == 0) {
+          // Nothing on the device reads it: keep the dim on the device, drop it for the host.
+          Tensor& t = out_.tensors[static_cast<size_t>(out)];
+          t.host_shape = t.shape;
+          t.shape = keep_dim(shape(in[0]), dim);
+          reduce(m->device_op, in[0], dim, "kept", constants, out);
+        } else {
+          const int kept = reduce(m->device_op, in[0], dim, "kept", constants);
+          emit("reshape", {kept}, out, {{"shape", shape(out)}});
+        }
+        return;
+      }
+      case ModelOpKind::Softmax:
+        softmax(in[0], normalize_dim(a.value("dim", int64_t{-1}), shape(in[0]).size(), origin_), out);
+        return;
+      case ModelOpKind::LayerNorm:
+        normalize(in[0], in.size() > 1 ? in[1] : -1, in.size() > 2 ? in[2] : -1, a.value("eps", 1e-5f), true, out);
+        return;
+      case ModelOpKind::RmsNorm:
+        normalize(in[0], in.size() > 1 ? in[1] : -1, -1, a.value("eps", 1e-6f), false, out);
+        return;
+      case ModelOpKind::Matmul:
+        emit("batchmatmul", in, out);
+        return;
+      case ModelOpKind::Linear:
+        linear(in[0], in[1], in.size() > 2 ? in[2] : -1, "linear", out);
+        return;
+      case ModelOpKind::SwigluMlp: {
+        const int gate = linear(in[0], in[1], -1, "gate");
+        const int up = linear(in[0], in[2], -1, "up");
+        const int act = device_op("silu", {gate}, "silu", shape(gate));
+        const int prod = device_op("mul", {act, up}, "gated", shape(gate));
+        linear(prod, in[3], -1, "down", out);
+        return;
+      }
+      case ModelOpKind::Attention: {
+        const float scale = a.value("scale", 1.0f / std::sqrt(static_cast<float>(shape(in[0]).back())));
+        attention(in[0], in[1], in[2], scale, out);
+        return;
+      }
+      case ModelOpKind::View: {
+        if (op.type == "transpose" || op.type == "permute") {
+          emit("permute", {in[0]}, out, {{"dims", view_permutation(a, op.type, shape(in[0]).size(), origin_)}});
+        } else if (op.type == "slice") {
+          const int dim = normalize_dim(a.at("dim").get<int64_t>(), shape(in[0]).size(), origin_);
+          emit("slice", {in[0]}, out, {{"dim", dim}, {"start", a.at("start")}, {"end", a.at("end")}});
+        } else {
+          emit("reshape", {in[0]}, out, {{"shape", shape(out)}});
+        }
+        return;
+      }
+    }
+  }
+
+  Graph& model_;
+  Graph out_;
+  std::vector<int> uses_;
+  std::string origin_, base_name_;
+};
+
+}  // namespace
+
+void decompose(Graph& graph) { graph = Decomposer(graph).run(); }
+
+}  // namespace spyre::compiler

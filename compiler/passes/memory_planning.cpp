@@ -1,0 +1,173 @@
+// Memory planning: which HBM bytes each tensor occupies, and which bundle
+// launches each op.
+//   - Views own no bytes: they point into their storage tensor at an offset.
+//   - Arguments placement (default, like torch-spyre's runtime): every tensor
+//     the host sees (inputs, weights, outputs) is its own buffer, bound to an
+//     argument segment of each bundle that uses it; intermediates and
+//     constants share one pool buffer.
+//   - Packed placement: every tensor in one buffer, one after another (the
+//     seed's abs example places input and output this way).
+// Offsets are 128-byte aligned, in order of first use. A bundle binds at most
+// max_arguments buffers (segment 7 holds the program), so ops are cut into
+// consecutive bundles where the next op would need more.
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/ir/iteration_space.h"
+#include "compiler/passes/passes.h"
+#include "runtime/error.h"
+
+namespace spyre::compiler {
+
+namespace {
+
+int64_t storage_bytes(const Tensor& t) {
+  const int64_t se = stick_elems(t.dtype);
+  return layout_geometry(t.shape, t.layout, se, kStickBytes / se).bytes;
+}
+
+void resolve_views(Graph& g) {
+  for (auto& t : g.tensors) {
+    t.storage = -1;
+    t.view_offset = 0;
+  }
+  for (const Op& op : g.ops) {
+    if (!is_view_op(op.type)) continue;
+    const Tensor& in = g.tensors[static_cast<size_t>(op.inputs[0])];
+    Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
+    out.storage = g.storage_of(op.inputs[0]);
+    out.view_offset = in.view_offset;
+    if (op.type == "slice") {
+      const int dim = op.attrs.at("dim").get<int>();
+      const int64_t se = stick_elems(in.dtype), start = op.attrs.at("start").get<int64_t>();
+      const LayoutGeometry geo = layout_geometry(in.shape, in.layout, se, kStickBytes / se);
+      out.view_offset += (dim == in.layout.stick ? start / se : start) * geo.stride[static_cast<size_t>(dim)];
+    }
+  }
+}
+
+// Storage tensors in order of first use by a device op, and the device ops.
+void storage_in_use_order(const Graph& g, std::vector<int>& roots, std::vector<int>& device_ops) {
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    const Op& op = g.ops[o];
+    if (is_view_op(op.type)) continue;
+    device_ops.push_back(static_cast<int>(o));
+    for (const auto* list : {&op.inputs, &op.outputs}) {
+      for (int t : *list) {
+        const int r = g.storage_of(t);
+        if (std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
+      }
+    }
+  }
+}
+
+// Per storage tensor: the name the host knows its bytes by ("" when the host
+// never sees them). The host reads an intermediate when a graph output is a
+// view of it.
+std::vector<std::string> host_visible_names(const Graph& g) {
+  std::vector<std::string> visible_name(g.tensors.size());
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const Tensor& tensor = g.tensors[t];
+    const int r = g.storage_of(static_cast<int>(t));
+    const Tensor& root = g.tensors[static_cast<size_t>(r)];
+    if (tensor.role == Role::Output &&
+        (root.role == Role::Input || root.role == Role::Weight || root.role == Role::Constant)) {
+      fail("", "tensor '" + tensor.name + "'",
+           "is a graph output but only a view of " + std::string(role_name(root.role)) + " '" + root.name +
+               "'; the device computes nothing for it");
+    }
+    if (tensor.role != Role::Intermediate && tensor.role != Role::Constant &&
+        visible_name[static_cast<size_t>(r)].empty()) {
+      visible_name[static_cast<size_t>(r)] = tensor.name;
+    }
+  }
+  return visible_name;
+}
+
+// HBM buffers and each storage tensor's offset in its buffer.
+void place_in_buffers(Graph& g, const CompileOptions& options, const std::vector<int>& roots) {
+  const std::vector<std::string> visible_name = host_visible_names(g);
+  g.buffers.clear();
+  int pool = -1;
+  auto buffer_for = [&](int r) {
+    if (options.placement == HbmPlacement::Arguments && !visible_name[static_cast<size_t>(r)].empty()) {
+      g.buffers.push_back({visible_name[static_cast<size_t>(r)], 0, false});
+      return static_cast<int>(g.buffers.size()) - 1;
+    }
+    if (pool < 0) {
+      g.buffers.push_back({options.placement == HbmPlacement::Packed ? "memory" : "pool", 0, true});
+      pool = static_cast<int>(g.buffers.size()) - 1;
+    }
+    return pool;
+  };
+  for (int r : roots) {
+    Tensor& t = g.tensors[static_cast<size_t>(r)];
+    if (t.in_lx) {  // LX planning placed it: no HBM bytes, no kernel argument
+      t.buffer = -1;
+      continue;
+    }
+    t.buffer = buffer_for(r);
+    Buffer& b = g.buffers[static_cast<size_t>(t.buffer)];
+    t.buffer_offset = (b.bytes + kStickBytes - 1) / kStickBytes * kStickBytes;
+    b.bytes = t.buffer_offset + storage_bytes(t);
+    if (b.bytes > options.device.segment_bytes) {
+      fail("", "tensor '" + t.name + "'",
+           "buffer '" + b.name + "' would need " + std::to_string(b.bytes) + " bytes, more than one " +
+               std::to_string(options.device.segment_bytes >> 20) + " MiB argument segment");
+    }
+  }
+}
+
+// Bundles: consecutive device ops binding at most one buffer per argument segment.
+void cut_into_bundles(Graph& g, const CompileOptions& options, const std::vector<int>& device_ops) {
+  const int max_arguments = static_cast<int>(options.device.argument_segments().size());
+  g.bundles.clear();
+  BundlePlan current;
+  std::set<int> bound;
+  auto buffers_of = [&](const Op& op) {
+    std::vector<int> out;  // in operand order
+    for (const auto* list : {&op.inputs, &op.outputs}) {
+      for (int t : *list) {
+        const int b = g.tensors[static_cast<size_t>(g.storage_of(t))].buffer;
+        if (b >= 0) out.push_back(b);
+      }
+    }
+    return out;
+  };
+  for (int o : device_ops) {
+    Op& op = g.ops[static_cast<size_t>(o)];
+    const std::vector<int> buffers = buffers_of(op);
+    const std::set<int> own(buffers.begin(), buffers.end());
+    if (static_cast<int>(own.size()) > max_arguments) {
+      fail("", g.describe(op),
+           "binds " + std::to_string(own.size()) + " buffers, more than the " + std::to_string(max_arguments) +
+               " argument segments of a bundle");
+    }
+    std::set<int> needed = bound;
+    needed.insert(own.begin(), own.end());
+    if (static_cast<int>(needed.size()) > max_arguments) {
+      g.bundles.push_back(current);
+      current = BundlePlan{};
+      bound.clear();
+    }
+    for (int b : buffers) {
+      if (bound.insert(b).second) current.arguments.push_back(b);
+    }
+    op.bundle = static_cast<int>(g.bundles.size());
+    current.ops.push_back(o);
+  }
+  if (!current.ops.empty()) g.bundles.push_back(current);
+}
+
+}  // namespace
+
+void memory_planning(Graph& g, const CompileOptions& options) {
+  resolve_views(g);
+  std::vector<int> roots, device_ops;
+  storage_in_use_order(g, roots, device_ops);
+  place_in_buffers(g, options, roots);
+  cut_into_bundles(g, options, device_ops);
+}
+
+}  // namespace spyre::compiler

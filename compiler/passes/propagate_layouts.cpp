@@ -1,0 +1,248 @@
+// Layout propagation (torch-spyre's propagate_spyre_tensor_layouts): every
+// tensor gets a device layout — which dim forms the 128-byte sticks and the
+// order of the rest — so that each op sees the stick it needs:
+//   - batchmatmul: A sticks along K, B and C along N (their last dims);
+//   - pointwise ops: every operand that spans the output's stick dim sticks
+//     along it (the SFU works on whole sticks of all operands at once);
+//   - reductions: any stick; the output keeps the input's layout, and a
+//     reduction over a non-stick dim becomes the *nonstick op;
+//   - exx2 / layernorm ops: stick along the normalized (last) dim;
+//   - views: the view's layout is derived from its base, so it reads the same
+//     bytes; where no layout of the view says the same bytes, the base is
+//     first copied into one that does.
+// Layouts are chosen forwards; consumers' wishes are gathered backwards first
+// so graph inputs and producers with a free choice pick the layout their
+// consumers (through chains of views) want, and need no copy.
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+
+#include "compiler/ir/iteration_space.h"
+#include "compiler/passes/passes.h"
+#include "runtime/error.h"
+
+namespace spyre::compiler {
+
+namespace {
+
+std::vector<int> permutation(const Op& op) { return op.attrs.at("dims").get<std::vector<int>>(); }
+
+std::vector<int> inverse(const std::vector<int>& perm) {
+  std::vector<int> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int>(i);
+  return inv;
+}
+
+Layout stick_last(const Shape& shape) { return layout_with_stick(shape, static_cast<int>(shape.size()) - 1); }
+
+class LayoutPass {
+ public:
+  explicit LayoutPass(Graph& g) : g_(g), hint_(g.tensors.size()) {}
+
+  std::vector<LayoutCopy> run() {
+    gather_hints();
+    for (auto& t : g_.tensors) {
+      if (t.role == Role::Input || t.role == Role::Weight || t.role == Role::Constant) {
+        t.layout = hint_[static_cast<size_t>(&t - g_.tensors.data())].value_or(default_layout(t.shape));
+      }
+    }
+    for (size_t o = 0; o < g_.ops.size(); ++o) {
+      if (is_view_op(g_.ops[o].type)) {
+        lay_out_view(static_cast<int>(o));
+      } else {
+        lay_out_device_op(static_cast<int>(o));
+      }
+    }
+    return std::move(copies_);
+  }
+
+ private:
+  Tensor& tensor(int t) { return g_.tensors[static_cast<size_t>(t)]; }
+
+  // The layout a view's output has when its base is laid out as `base`.
+  std::optional<Layout> derive_view(const Op& op, const Layout& base) {
+    const Tensor& in = tensor(op.inputs[0]);
+    const Tensor& out = tensor(op.outputs[0]);
+    if (op.type == "permute") return permute_layout(base, permutation(op));
+    if (op.type == "reshape") return reshape_layout(in.shape, base, out.shape, stick_elems(in.dtype));
+    // slice: one contiguous block only when no dim outside `dim` spans memory.
+    const int dim = op.attrs.at("dim").get<int>();
+    auto it = std::find(base.order.begin(), base.order.end(), dim);
+    for (auto after = it + 1; after < base.order.end(); ++after) {
+      if (in.shape[static_cast<size_t>(*after)] != 1) return std::nullopt;
+    }
+    if (dim == base.stick) {
+      const int64_t se = stick_elems(in.dtype), start = op.attrs.at("start").get<int64_t>(),
+                    end = op.attrs.at("end").get<int64_t>();
+      if (start % se != 0 || (end % se != 0 && end != in.shape[static_cast<size_t>(dim)])) return std::nullopt;
+    }
+    return base;
+  }
+
+  // The base layout a view needs for its output to be laid out as `view`.
+  std::optional<Layout> inverse_view(const Op& op, const Layout& view) {
+    const Tensor& in = tensor(op.inputs[0]);
+    const Tensor& out = tensor(op.outputs[0]);
+    if (op.type == "permute") return permute_layout(view, inverse(permutation(op)));
+    if (op.type == "reshape") return reshape_layout(out.shape, view, in.shape, stick_elems(in.dtype));
+    return view;
+  }
+
+  void gather_hints() {
+    // The host reads outputs in their default layout unless something decides otherwise.
+    for (size_t t = 0; t < g_.tensors.size(); ++t) {
+      if (g_.tensors[t].role == Role::Output) hint_[t] = default_layout(g_.tensors[t].shape);
+    }
+    for (auto it = g_.ops.rbegin(); it != g_.ops.rend(); ++it) {
+      const Op& op = *it;
+      const int out = op.outputs[0];
+      if (is_view_op(op.type)) {
+        if (hint_[static_cast<size_t>(out)]) {
+          if (auto base = inverse_view(op, *hint_[static_cast<size_t>(out)]))
+            hint_[static_cast<size_t>(op.inputs[0])] = base;
+        }
+        continue;
+      }
+      const OpInfo* info = device_op_info(op);
+      if (info->kind == OpKind::Matmul) {
+        for (int in : op.inputs) hint_[static_cast<size_t>(in)] = stick_last(tensor(in).shape);
+      } else if (op.type == "exx2" || op.type == "exx2_zeromean" || op.type == "layernormnorm") {
+        hint_[static_cast<size_t>(op.inputs[0])] = stick_last(tensor(op.inputs[0]).shape);
+      } else if (info->kind != OpKind::Reduction && hint_[static_cast<size_t>(out)]) {
+        for (int in : op.inputs) {
+          if (tensor(in).shape == tensor(out).shape) hint_[static_cast<size_t>(in)] = hint_[static_cast<size_t>(out)];
+        }
+      }
+    }
+  }
+
+  // Layouts to try for a base a view cannot alias as it is.
+  std::vector<Layout> base_candidates(int t, const Op& view) {
+    const Tensor& in = tensor(t);
+    std::vector<Layout> c;
+    if (hint_[static_cast<size_t>(t)]) c.push_back(*hint_[static_cast<size_t>(t)]);
+    std::vector<int> sticks = {in.layout.stick, static_cast<int>(in.shape.size()) - 1};
+    for (int d = 0; d < static_cast<int>(in.shape.size()); ++d) sticks.push_back(d);
+    for (int s : sticks) {
+      for (const Layout& l : {layout_with_stick(in.shape, s), row_major_layout(in.shape, s)}) {
+        c.push_back(l);
+        if (view.type == "slice") c.push_back(outermost_layout(l, view.attrs.at("dim").get<int>()));
+      }
+    }
+    return c;
+  }
+
+  void lay_out_view(int o) {
+    const Op& op = g_.ops[static_cast<size_t>(o)];
+    Tensor& out = tensor(op.outputs[0]);
+    if (auto l = derive_view(op, tensor(op.inputs[0]).layout)) {
+      out.layout = *l;
+      return;
+    }
+    for (const Layout& candidate : base_candidates(op.inputs[0], op)) {
+      if (auto l = derive_view(op, candidate)) {
+        copies_.push_back({o, 0, candidate});
+        out.layout = *l;
+        return;
+      }
+    }
+    fail("", g_.describe(op),
+         "no device layout of '" + tensor(op.inputs[0]).name + "' lets this " + op.type + " read the same bytes");
+  }
+
+  // Makes input `i` of op `o` stick along its dim `dim`; returns its layout.
+  Layout require_stick(int o, size_t i, int dim) {
+    const int t = g_.ops[static_cast<size_t>(o)].inputs[i];
+    const Tensor& in = tensor(t);
+    if (in.layout.stick == dim) return in.layout;
+    const auto& hint = hint_[static_cast<size_t>(t)];
+    Layout target = hint && hint->stick == dim ? *hint : layout_with_stick(in.shape, dim);
+    copies_.push_back({o, static_cast<int>(i), target});
+    return target;
+  }
+
+  void lay_out_device_op(int o) {
+    Op& op = g_.ops[static_cast<size_t>(o)];
+    const OpInfo* info = device_op_info(op);
+    if (!info) fail("", g_.describe(op), "unknown device op '" + op.type + "'");
+    Tensor& out = tensor(op.outputs[0]);
+    const auto& out_hint = hint_[static_cast<size_t>(op.outputs[0])];
+    const int last = static_cast<int>(out.shape.size()) - 1;
+
+    if (info->kind == OpKind::Matmul) {
+      for (size_t i = 0; i < 2; ++i) require_stick(o, i, static_cast<int>(tensor(op.inputs[i]).shape.size()) - 1);
+      out.layout = out_hint && out_hint->stick == last ? *out_hint : stick_last(out.shape);
+      return;
+    }
+    if (info->kind == OpKind::Reduction) {
+      const int dim = op.attrs.at("dim").get<int>();
+      const bool normalizes = info->reduce == ReduceOp::Exx2 || info->reduce == ReduceOp::Exx2ZeroMean;
+      const Layout in = normalizes ? require_stick(o, 0, dim) : tensor(op.inputs[0]).layout;
+      out.layout = in;  // same order and stick; the reduced dim has size 1
+      if (!normalizes && in.stick != dim) {
+        if (info->nonstick_form.empty())
+          fail("", g_.describe(op),
+               info->name + " over a non-stick dim has no form in the op registry (nonstick_form)");
+        op.type = info->nonstick_form;
+      }
+      return;
+    }
+    if (op.type == "layernormscale") {
+      out.layout = tensor(op.inputs[0]).layout;
+      return;
+    }
+    // Pointwise: pick the output's stick dim S, then make every operand that
+    // spans S stick along it.
+    const size_t n = out.shape.size();
+    std::vector<int> candidates;
+    if (out_hint) candidates.push_back(out_hint->stick);
+    for (int t : op.inputs) {
+      if (tensor(t).shape == out.shape) {
+        candidates.push_back(tensor(t).layout.stick);
+        break;
+      }
+    }
+    candidates.push_back(last);
+    for (int s : candidates) {
+      if (!stick_fits(op, s, n)) continue;
+      std::optional<Layout> full_shape_input;
+      for (size_t i = 0; i < op.inputs.size(); ++i) {
+        const Tensor& in = tensor(op.inputs[i]);
+        const int j = s - static_cast<int>(n - in.shape.size());
+        if (j < 0) continue;  // lacks S: its stick spans nothing (checked by stick_fits)
+        const bool trivially =
+            in.shape[static_cast<size_t>(in.layout.stick)] == 1 && in.shape[static_cast<size_t>(j)] == 1;
+        const Layout l = trivially ? in.layout : require_stick(o, i, j);
+        if (!full_shape_input && in.shape == out.shape) full_shape_input = l;
+      }
+      if (out_hint && out_hint->stick == s) {
+        out.layout = *out_hint;
+      } else {
+        out.layout = full_shape_input ? *full_shape_input : layout_with_stick(out.shape, s);
+      }
+      return;
+    }
+    fail("", g_.describe(op), "its operands cannot share a stick dimension");
+  }
+
+  // An operand without output dim `s` (rank-extended) must not span its own stick.
+  bool stick_fits(const Op& op, int s, size_t n) {
+    for (int t : op.inputs) {
+      const Tensor& in = tensor(t);
+      if (s - static_cast<int>(n - in.shape.size()) < 0 && in.shape[static_cast<size_t>(in.layout.stick)] != 1)
+        return false;
+    }
+    return true;
+  }
+
+  Graph& g_;
+  std::vector<std::optional<Layout>> hint_;
+  std::vector<LayoutCopy> copies_;
+};
+
+}  // namespace
+
+void propagate_layouts(Graph& graph) { graph.layout_copies = LayoutPass(graph).run(); }
+
+}  // namespace spyre::compiler
