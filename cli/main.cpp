@@ -79,7 +79,7 @@ void add_warmup_option(CLI::App* cmd, int& warmup, const std::string& why) {
       ->capture_default_str();
 }
 
-// --between-runs: what the card does between the timed runs (sim/hw/between_runs.h).
+// --between-runs: what the card does between the timed runs (sim/hw/measurement_protocol.h).
 // A default of "auto" (validate) adds that choice: each row says for itself.
 void add_between_runs_option(CLI::App* cmd, std::string& value, const std::string& default_text) {
   std::vector<std::string> choices{"back-to-back", "device-work"};
@@ -148,7 +148,7 @@ Subcommand add_run(CLI::App& app) {
   cmd->add_option("--report", o->run.report_path, "Write the JSON report here");
   cmd->add_option("--trace", o->run.trace_path, "Write a Chrome trace (ui.perfetto.dev) here");
   add_arch_options(cmd, o->arch);
-  add_warmup_option(cmd, o->run.warmup, "steady state");
+  add_warmup_option(cmd, o->run.protocol.warmup, "steady state");
   add_between_runs_option(cmd, o->between_runs, "back-to-back");
   cmd->add_flag("--vf", o->run.vf,
                 "VF multi-tenancy: LX is wiped at every bundle boundary; reads of wiped data are hazards");
@@ -158,7 +158,7 @@ Subcommand add_run(CLI::App& app) {
             auto& run = o->run;
             if (fill->count() > 0) run.fill = o->fill;
             run.output_dtype = o->output_dtype == "fp16" ? "f2" : "f4";
-            run.between_runs = *spyre::sim::parse_between_runs(o->between_runs);
+            run.protocol.between_runs = *spyre::sim::parse_between_runs(o->between_runs);
             o->arch.apply_to(run);
             if (spyre::sim::is_kernel_cache(run.bundle)) {
               const auto cache = spyre::sim::run_kernel_cache(run, o->order);

@@ -73,8 +73,7 @@ spyre::sim::RunOptions run_options(const std::string& bundle, const std::optiona
   o.arch_path = arch;
   o.arch_overrides = set;
   o.vf = vf;
-  o.warmup = warmup;
-  o.between_runs = between_runs_of(between_runs).value_or(spyre::sim::BetweenRuns::kBackToBack);
+  o.protocol = {warmup, between_runs_of(between_runs).value_or(spyre::sim::BetweenRuns::kBackToBack)};
   if (inputs) {
     for (const auto& [key, value] : *inputs) {
       const std::string name = py::str(key);

@@ -73,7 +73,7 @@ RunOutcome run_bundle(const RunOptions& o) {
   }
 
   SimulationResult sim =
-      simulate(program, arch, functional ? &*memory : nullptr, !o.trace_path.empty(), o.vf, o.warmup, o.between_runs);
+      simulate(program, arch, functional ? &*memory : nullptr, {!o.trace_path.empty(), o.vf, o.protocol});
   RunOutcome outcome;
   outcome.report = std::move(sim.report);
   // Outputs: the host tensors the program writes, then the tensors it leaves in LX.

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "runtime/npy.h"
-#include "sim/hw/between_runs.h"
+#include "sim/hw/measurement_protocol.h"
 #include "sim/report/run_report.h"
 
 namespace spyre::sim {
@@ -28,9 +28,8 @@ struct RunOptions {
   std::string report_path, trace_path;
   std::string arch_path;  // empty: built-in spyre.json
   std::vector<std::string> arch_overrides;
-  bool vf = false;                                      // LX wiped at every bundle boundary (VF multi-tenancy)
-  int warmup = 0;                                       // timed iterations before the measured one (steady state)
-  BetweenRuns between_runs = BetweenRuns::kBackToBack;  // what the card does between iterations
+  bool vf = false;               // LX wiped at every bundle boundary (VF multi-tenancy)
+  MeasurementProtocol protocol;  // runs before the measured one (steady state), and between them
 };
 
 struct RunOutcome {

@@ -16,8 +16,9 @@
 
 namespace spyre::sim {
 
-SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace,
-                          bool wipe_lx_at_bundles, int warmup, BetweenRuns between) {
+SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory,
+                          const SimulateOptions& options) {
+  const bool wipe_lx_at_bundles = options.wipe_lx_at_bundles;
   std::vector<KernelWork> plans;
   for (size_t k = 0; k < program.kernels.size(); ++k) plans.push_back(plan_kernel(program, static_cast<int>(k), arch));
   // Values: SDSCs are separated by barriers and a core only reads what earlier
@@ -35,14 +36,14 @@ SimulationResult simulate(const Program& program, const ArchConfig& arch, Device
   begin_systemc_context();
   SimulationResult result;
   try {
-    Card card("card", arch, program, plans, warmup, between);
+    Card card("card", arch, program, plans, options.protocol);
     sc_core::sc_start();
     std::vector<double> kernel_start_us;  // relative to the first launch
     for (const auto& t : card.kernel_timing())
       kernel_start_us.push_back((t.start_ns - card.device_start_ns()) / 1000.0);
     result.report = build_report(program, arch, plans, card, memory != nullptr, wipe_lx_at_bundles,
                                  find_hazards(program, arch, kernel_start_us, wipe_lx_at_bundles));
-    if (with_trace) result.trace = build_trace(card);
+    if (options.trace) result.trace = build_trace(card);
   } catch (const sc_core::sc_report& e) {
     throw SpyreError(std::string("SystemC: ") + e.what());
   }

@@ -6,7 +6,7 @@
 #include "runtime/arch_config.h"
 #include "runtime/device_memory.h"
 #include "runtime/program.h"
-#include "sim/hw/between_runs.h"
+#include "sim/hw/measurement_protocol.h"
 #include "sim/report/run_report.h"
 
 namespace spyre::sim {
@@ -16,14 +16,17 @@ struct SimulationResult {
   Json trace;  // Chrome trace events; null unless requested
 };
 
+struct SimulateOptions {
+  bool trace = false;  // build the Chrome trace
+  // run --vf: LX does not survive a bundle boundary, as under VF
+  // multi-tenancy; values read across one are zeros and reported.
+  bool wipe_lx_at_bundles = false;
+  MeasurementProtocol protocol;  // runs before the measured one, and between them
+};
+
 // Each call builds its own SystemC kernel context, so one process can run
 // many simulations (tests, sweeps).
-// wipe_lx_at_bundles (run --vf): LX does not survive a bundle boundary, as
-// under VF multi-tenancy; values read across one are zeros and reported.
-// warmup: iterations of the program timed before the measured one; between:
-// what the card does between them (between_runs.h).
-SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory, bool with_trace,
-                          bool wipe_lx_at_bundles = false, int warmup = 0,
-                          BetweenRuns between = BetweenRuns::kBackToBack);
+SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory,
+                          const SimulateOptions& options = {});
 
 }  // namespace spyre::sim

@@ -113,7 +113,7 @@ sim::RunOptions run_options(const TableOptions& options) {
   sim::RunOptions run;
   run.arch_path = options.arch_path;
   run.arch_overrides = options.arch_overrides;
-  run.warmup = options.warmup;
+  run.protocol.warmup = options.warmup;
   return run;
 }
 
@@ -133,7 +133,7 @@ RowJob new_job(const CsvTable& table, size_t r, const TableOptions& options) {
   job.row.source = "compiled";
   job.row.lx = "-";
   job.run = run_options(options);
-  job.row.between_runs = job.run.between_runs = row_between_runs(table, r, options);
+  job.row.between_runs = job.run.protocol.between_runs = row_between_runs(table, r, options);
   return job;
 }
 

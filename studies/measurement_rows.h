@@ -23,7 +23,7 @@
 #include "compiler/ir/graph.h"
 #include "runtime/arch_config.h"
 #include "runtime/json_node.h"
-#include "sim/hw/between_runs.h"
+#include "sim/hw/measurement_protocol.h"
 #include "sim/run_bundle.h"
 #include "studies/matmul_split.h"
 #include "studies/sweep_op_graph.h"

@@ -105,7 +105,7 @@ std::vector<compiler::SplitTime> SimulatedSplitCost::op_kernel_us(const compiler
             run.bundle = dir;
             run.arch_path = arch_path_;
             run.arch_overrides = arch_overrides_;
-            run.warmup = 1;  // as validate and study splits: profilers time repeated runs
+            run.protocol.warmup = 1;  // as validate and study splits: profilers time repeated runs
             double kernel_us = 0;
             for (const auto& k : sim::run_bundle(run).report.kernels) kernel_us += k.end_us - k.start_us;
             out = {{"kernel_us", kernel_us}};

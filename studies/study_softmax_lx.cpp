@@ -85,7 +85,7 @@ SoftmaxStudy run_softmax_study(const SoftmaxStudyOptions& options) {
     run.bundle = dir;
     run.arch_path = options.arch_path;
     run.arch_overrides = options.arch_overrides;
-    run.warmup = options.warmup;
+    run.protocol.warmup = options.warmup;
     const sim::RunOutcome outcome = sim::run_bundle(run);
     row.lx_buffers = device.lx.placed;
     row.lx_candidates = device.lx.candidates;

@@ -27,7 +27,7 @@ std::string run_candidate(const SplitStudyOptions& o, const MatmulSplit* split, 
     run.bundle = dir;
     run.arch_path = o.arch_path;
     run.arch_overrides = o.arch_overrides;
-    run.warmup = o.warmup;
+    run.protocol.warmup = o.warmup;
     const sim::RunReport r = sim::run_bundle(run).report;
     double kernel_us = 0, pt = 0;
     int64_t lx_peak = 0, busy_cores = 0;

@@ -140,8 +140,7 @@ SweepRow run_sweep_point(const SweepSpec& spec, const SweepPoint& point, const s
     sim::RunOptions o;
     o.arch_path = arch_path;
     o.arch_overrides = overrides;
-    o.warmup = spec.warmup;
-    o.between_runs = spec.between_runs;
+    o.protocol = spec.protocol;
     o.bundle = run.bundle;
     if (run.bundle.empty()) {
       const DeviceLimits device = load_arch(arch_path, overrides).limits();

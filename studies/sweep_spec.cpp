@@ -201,11 +201,11 @@ SweepSpec read_sweep_spec(const std::string& path) {
         keep->element(i).error("unknown metric (one of " + join(all, ", ") + ")");
     }
   }
-  if (const auto warmup = root.find("warmup")) spec.warmup = static_cast<int>(warmup->as_int_in(0, 1000));
+  if (const auto warmup = root.find("warmup")) spec.protocol.warmup = static_cast<int>(warmup->as_int_in(0, 1000));
   if (const auto between = root.find("between_runs")) {
     const auto parsed = sim::parse_between_runs(between->as_string());
     if (!parsed) between->error("must be \"back-to-back\" or \"device-work\"");
-    spec.between_runs = *parsed;
+    spec.protocol.between_runs = *parsed;
   }
 
   // Points: runs x the groups crossed, the last group stepping fastest.
@@ -227,10 +227,10 @@ SweepSpec read_sweep_spec(const std::string& path) {
           canonical += "\n" + a.key + "=" + a.values[at[g]];
         }
       }
-      canonical += "\nwarmup=" + std::to_string(spec.warmup);
+      canonical += "\nwarmup=" + std::to_string(spec.protocol.warmup);
       // Only when set: the points of specs written before it keep their hashes.
-      if (spec.between_runs != sim::BetweenRuns::kBackToBack)
-        canonical += "\nbetween_runs=" + sim::to_string(spec.between_runs);
+      if (spec.protocol.between_runs != sim::BetweenRuns::kBackToBack)
+        canonical += "\nbetween_runs=" + sim::to_string(spec.protocol.between_runs);
       p.hash = hash_text(canonical);
       if (const auto [it, fresh] = seen.emplace(p.hash, p.index); !fresh)
         root.at("axes").error("points " + std::to_string(it->second) + " and " + std::to_string(p.index) +

@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/json_node.h"
-#include "sim/hw/between_runs.h"
+#include "sim/hw/measurement_protocol.h"
 
 namespace spyre::studies {
 
@@ -44,8 +44,7 @@ struct SweepSpec {
   std::vector<SweepRun> runs;
   std::vector<std::string> axis_keys;  // result columns, in order
   std::vector<std::string> keep;       // metric columns kept (all when the spec names none)
-  int warmup = 0;
-  sim::BetweenRuns between_runs = sim::BetweenRuns::kBackToBack;  // as run --between-runs
+  sim::MeasurementProtocol protocol;   // as run --warmup, --between-runs
   std::vector<SweepPoint> points;
 };
 

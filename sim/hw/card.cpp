@@ -5,7 +5,7 @@
 namespace spyre::sim {
 
 Card::Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program,
-           const std::vector<KernelWork>& plans, int warmup, BetweenRuns between)
+           const std::vector<KernelWork>& plans, const MeasurementProtocol& protocol)
     : sc_module(name),
       control("control"),
       host_socket("host_socket"),
@@ -17,8 +17,7 @@ Card::Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& 
       arch_(arch),
       program_(program),
       plans_(plans),
-      warmup_(warmup),
-      between_(between) {
+      protocol_(protocol) {
   control.bind(*this);
   host_socket.bind(host.socket);
   host.device.bind(cache.socket);
@@ -62,8 +61,8 @@ double Card::host_transfers(bool upload) {
 void Card::run() {
   // Host -> device: every input tensor, in its device layout.
   wait_until_ns(host_transfers(true));
-  for (int iteration = 0; iteration <= warmup_; ++iteration) {
-    if (iteration == warmup_) {  // the measured run
+  for (int iteration = 0; iteration <= protocol_.warmup; ++iteration) {
+    if (iteration == protocol_.warmup) {  // the measured run
       device_start_ns_ = now_ns();
       kernel_timing_.clear();
       kernel_log_ = BusyLog();
@@ -103,7 +102,8 @@ void Card::run_kernel(size_t index, double launch_ns) {
   // The cores' barrier, whatever their number.
   if (work.cores.size() > 1 && arch_.launch.barrier_ns > 0) sc_core::wait(ns(arch_.launch.barrier_ns));
   // The run's written bytes reach LPDDR5 before the device work that follows it.
-  if (between_ == BetweenRuns::kDeviceWork && index + 1 == program_.kernels.size()) wait_until_ns(cache.flush());
+  if (protocol_.between_runs == BetweenRuns::kDeviceWork && index + 1 == program_.kernels.size())
+    wait_until_ns(cache.flush());
   timing_.end_ns = now_ns();
   timing_.lpddr5_channel_busy_ns = memory.counters().at("channel_busy_ns") - channel_busy_at_start;
   kernel_timing_.push_back(timing_);

@@ -17,12 +17,12 @@
 #include <tlm>
 
 #include "runtime/program.h"
-#include "sim/hw/between_runs.h"
 #include "sim/hw/core.h"
 #include "sim/hw/hardware_block.h"
 #include "sim/hw/host_link.h"
 #include "sim/hw/interfaces.h"
 #include "sim/hw/lpddr5.h"
+#include "sim/hw/measurement_protocol.h"
 #include "sim/hw/memory_cache.h"
 #include "sim/hw/ring.h"
 #include "sim/schedule/kernel_plan.h"
@@ -44,11 +44,11 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   tlm_utils::simple_initiator_socket<Card> data_ring_socket;    // SHUFFLE transfers
   tlm_utils::simple_initiator_socket<Card> reduce_ring_socket;  // reduce-sum phases
 
-  // warmup: iterations of the whole program run before the measured one (the
-  // steady state measurements report: caches warm, uploads done); between:
-  // what happens between them (between_runs.h).
+  // protocol: runs of the whole program before the measured one (the steady
+  // state measurements report: caches warm, uploads done) and what happens
+  // between them (measurement_protocol.h).
   Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program,
-       const std::vector<KernelWork>& plans, int warmup = 0, BetweenRuns between = BetweenRuns::kBackToBack);
+       const std::vector<KernelWork>& plans, const MeasurementProtocol& protocol = {});
 
   // CardControlIf, called from core threads.
   void relayout_phase(int core) override;
@@ -58,8 +58,7 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   const std::vector<KernelTiming>& kernel_timing() const { return kernel_timing_; }  // the measured iteration
   double device_start_ns() const { return device_start_ns_; }
   double device_end_ns() const { return device_end_ns_; }
-  int warmup_iterations() const { return warmup_; }
-  BetweenRuns between_runs() const { return between_; }
+  const MeasurementProtocol& protocol() const { return protocol_; }
   // Every block's counters when the measured iteration started, by block name.
   const std::map<std::string, Counters>& counters_at_start() const { return counters_at_start_; }
 
@@ -109,8 +108,7 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   std::vector<KernelTiming> kernel_timing_;
   BusyLog kernel_log_;
   double device_start_ns_ = 0, device_end_ns_ = 0;
-  int warmup_ = 0;
-  BetweenRuns between_ = BetweenRuns::kBackToBack;
+  MeasurementProtocol protocol_;
   std::map<std::string, Counters> counters_at_start_;
 };
 

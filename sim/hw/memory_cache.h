@@ -19,7 +19,7 @@
 // around it to LPDDR5 (and takes LPDDR5's time); writes to held lines still
 // stay in the cache. cache.bytes = 0 turns the cache off: every request passes
 // straight through. What survives from one timed run to the next depends on
-// what the card did between them (between_runs.h, flush()).
+// what the card did between them (measurement_protocol.h, flush()).
 
 #include <cstdint>
 #include <list>

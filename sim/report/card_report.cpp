@@ -174,8 +174,7 @@ RunReport build_report(const Program& program, const ArchConfig& arch, const std
   const double span_ns = card.device_end_ns() - card.device_start_ns();
   r.latency_us = span_ns / 1000.0;
   r.cycles = static_cast<int64_t>(std::llround(span_ns * arch.clock_ghz));
-  r.warmup_iterations = card.warmup_iterations();
-  r.between_runs = to_string(card.between_runs());
+  r.protocol = card.protocol();
   add_kernels(r, program, plans, card);
   add_cores(r, program, plans, card);
   add_memory_and_links(r, card);

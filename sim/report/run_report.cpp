@@ -63,8 +63,8 @@ Json report_to_json(const RunReport& r) {
   j["bundle"] = r.bundle;
   j["mode"] = r.mode;
   j["vf"] = r.lx_wiped_at_bundles;
-  j["warmup_iterations"] = r.warmup_iterations;
-  j["between_runs"] = r.between_runs;
+  j["warmup_iterations"] = r.protocol.warmup;
+  j["between_runs"] = to_string(r.protocol.between_runs);
   j["latency_us"] = rounded(r.latency_us, 4);
   j["cycles"] = r.cycles;
   j["hbm"] = {{"read_bytes", r.hbm_read_bytes},

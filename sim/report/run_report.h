@@ -13,6 +13,7 @@
 #include "runtime/host_io.h"
 
 #include "runtime/json_node.h"
+#include "sim/hw/measurement_protocol.h"
 
 namespace spyre::sim {
 
@@ -83,8 +84,7 @@ struct RunReport {
   double measured_window_ns = 0;
   int64_t cycles = 0;
   bool lx_wiped_at_bundles = false;  // run --vf
-  int warmup_iterations = 0;         // run --warmup: iterations run before the measured one
-  std::string between_runs;          // run --between-runs (sim/hw/between_runs.h)
+  MeasurementProtocol protocol;      // run --warmup, --between-runs (sim/hw/measurement_protocol.h)
   int64_t cache_hit_bytes = 0, cache_miss_bytes = 0, cache_writeback_bytes = 0;  // memory-side cache (cache.bytes > 0)
   int64_t dram_read_bytes = 0, dram_write_bytes = 0;                             // what reached LPDDR5
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;

@@ -242,7 +242,7 @@ TEST(CompiledProgram, StreamingComputeFollowsItsLoadsAsTheyLand) {
     compiler::run_compile_job(job);
     sim::RunOptions run;
     run.bundle = job.output_dir;
-    run.warmup = 1;
+    run.protocol.warmup = 1;
     run.arch_overrides = {"dma.compute_follows_data=" + follows};
     const auto report = sim::run_bundle(run).report;
     test::expect_invariants_hold(report, workload + " follows=" + follows);

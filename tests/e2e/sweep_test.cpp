@@ -100,7 +100,7 @@ TEST(Sweep, BetweenRunsIsRunAndHashed) {
   TempDir other;
   const std::string displaced_spec = write_spec(other, add_sweep_json(warm + ", \"between_runs\": \"device-work\""));
   const auto displaced = read_sweep_spec(displaced_spec);
-  EXPECT_EQ(displaced.between_runs, sim::BetweenRuns::kDeviceWork);
+  EXPECT_EQ(displaced.protocol.between_runs, sim::BetweenRuns::kDeviceWork);
   EXPECT_NE(displaced.points[0].hash, back.points[0].hash);
   TempDir explicit_default;
   EXPECT_EQ(read_sweep_spec(write_spec(explicit_default, add_sweep_json(warm + ", \"between_runs\": \"back-to-back\"")))

@@ -32,7 +32,7 @@ CachedCard cached_card(const std::string& bundle, int64_t cache_bytes, const std
 TEST(Card, SeedAbsLatencyWorkedByHand) {
   const ArchConfig a = load_arch("", test::hand_derived_arch());
   const Program p = load_program(test::bundle_path("seed-abs"), a.limits());
-  const RunReport r = simulate(p, a, nullptr, false).report;
+  const RunReport r = simulate(p, a, nullptr).report;
   // Launch: 15 us per bundle + 0.5 us per SDSC. Then each core, on its own
   // channels (core 0 reads channel 0 and writes channel 2, core 1 channels 1, 3):
   const double load = 50             // DMA setup
@@ -53,7 +53,7 @@ TEST(Card, SeedAbsLatencyWorkedByHand) {
 TEST(Card, SdscsRunBackToBackBehindBarriers) {
   const ArchConfig a = load_arch("", test::hand_derived_arch());
   const Program p = load_program(test::cli_bundle("softmax"), a.limits());
-  const RunReport r = simulate(p, a, nullptr, false).report;
+  const RunReport r = simulate(p, a, nullptr).report;
   ASSERT_EQ(r.kernels.size(), 6u);
   for (size_t k = 1; k < r.kernels.size(); ++k) {
     // Each SDSC starts one dispatch overhead after the previous one's barrier.
@@ -65,7 +65,7 @@ TEST(Card, SdscsRunBackToBackBehindBarriers) {
 TEST(Core, DoubleBufferingOverlapsLoadsWithStores) {
   const ArchConfig a = load_arch("", test::hand_derived_arch());
   const Program p = load_program(test::bundle_path("synthetic/add_4096x4096"), a.limits());
-  const RunReport r = simulate(p, a, nullptr, false).report;
+  const RunReport r = simulate(p, a, nullptr).report;
   ASSERT_EQ(r.cores.size(), 32u);
   // Busy percentages over the whole run (including the 15.5 us launch): the
   // two DMA engines of a core are busy at the same time for most of the kernel.
@@ -90,7 +90,7 @@ TEST(Core, APortLimitedCoreStreamsAtItsPortRate) {
   // LPDDR5 (8 x 10 < 150 GB/s), limit it: 2 x 128 KiB read per core (the
   // product stays in LX) at 10 GB/s.
   const Program p = load_program(test::cli_bundle("fma"), load_arch("", test::hand_derived_arch()).limits());
-  const RunReport slow = simulate(p, load_arch("", with_port(10)), nullptr, false).report;
+  const RunReport slow = simulate(p, load_arch("", with_port(10)), nullptr).report;
   const double mul_us = slow.kernels[0].end_us - slow.kernels[0].start_us;
   EXPECT_NEAR(mul_us, 2 * 131072 / 10e3, 2.0);
 }
@@ -102,22 +102,22 @@ TEST(MemoryCache, SmallWorkingSetsHitAfterAWarmUpRun) {
   auto off = test::hand_derived_arch();
   const ArchConfig a_off = load_arch("", off);
   const Program p = load_program(test::cli_bundle("add"), a_off.limits());
-  const RunReport r_off = simulate(p, a_off, nullptr, false).report;
+  const RunReport r_off = simulate(p, a_off, nullptr).report;
   EXPECT_EQ(r_off.cache_hit_bytes + r_off.cache_miss_bytes, 0);
   EXPECT_EQ(r_off.dram_read_bytes, r_off.hbm_read_bytes);
   EXPECT_EQ(r_off.dram_write_bytes, r_off.hbm_write_bytes);
   auto on = off;
   on.push_back("cache.bytes=8388608");
   const ArchConfig a_on = load_arch("", on);
-  const RunReport warm = simulate(p, a_on, nullptr, false, false, 1).report;
-  EXPECT_EQ(warm.warmup_iterations, 1);
+  const RunReport warm = simulate(p, a_on, nullptr, {.protocol = {.warmup = 1}}).report;
+  EXPECT_EQ(warm.protocol.warmup, 1);
   EXPECT_EQ(warm.cache_hit_bytes, warm.hbm_read_bytes + warm.hbm_write_bytes);  // 3 MiB fits in 8 MiB
   EXPECT_EQ(warm.cache_miss_bytes, 0);
   EXPECT_EQ(warm.dram_read_bytes, 0);
   EXPECT_LT(warm.kernels[0].end_us - warm.kernels[0].start_us, r_off.kernels[0].end_us - r_off.kernels[0].start_us);
   // Too small a cache: the streams miss and go to LPDDR5.
   on.back() = "cache.bytes=65536";
-  const RunReport small = simulate(p, load_arch("", on), nullptr, false, false, 1).report;
+  const RunReport small = simulate(p, load_arch("", on), nullptr, {.protocol = {.warmup = 1}}).report;
   EXPECT_EQ(small.dram_read_bytes, small.cache_miss_bytes);
   EXPECT_GE(small.cache_miss_bytes, small.hbm_read_bytes * 9 / 10);
 }
@@ -128,10 +128,11 @@ TEST(MemoryCache, SmallWorkingSetsHitAfterAWarmUpRun) {
 // back-to-back run that found everything in the cache.
 TEST(MemoryCache, DeviceWorkBetweenRunsLeavesNothingCachedAndWritesBackTheOutput) {
   const auto [a, p] = cached_card("add", 8388608);
-  const RunReport warm = simulate(p, a, nullptr, false, false, 1).report;
-  const RunReport displaced = simulate(p, a, nullptr, false, false, 1, BetweenRuns::kDeviceWork).report;
-  EXPECT_EQ(warm.between_runs, "back-to-back");
-  EXPECT_EQ(displaced.between_runs, "device-work");
+  const RunReport warm = simulate(p, a, nullptr, {.protocol = {.warmup = 1}}).report;
+  const RunReport displaced =
+      simulate(p, a, nullptr, {.protocol = {.warmup = 1, .between_runs = BetweenRuns::kDeviceWork}}).report;
+  EXPECT_EQ(warm.protocol.between_runs, BetweenRuns::kBackToBack);
+  EXPECT_EQ(displaced.protocol.between_runs, BetweenRuns::kDeviceWork);
   EXPECT_EQ(displaced.cache_miss_bytes, displaced.hbm_read_bytes);  // no read hits
   EXPECT_EQ(displaced.cache_hit_bytes, displaced.hbm_write_bytes);  // the writes land in the cache
   EXPECT_EQ(displaced.dram_read_bytes, displaced.hbm_read_bytes);
@@ -151,7 +152,7 @@ TEST(MemoryCache, DeviceWorkBetweenRunsLeavesNothingCachedAndWritesBackTheOutput
 // the cache to LPDDR5 every iteration; the report stays physically possible.
 TEST(MemoryCache, WriteAroundSendsTheOutputToLpddrEveryIteration) {
   const auto [a, p] = cached_card("add", 8388608, {"cache.write_allocate=0"});
-  const RunReport r = simulate(p, a, nullptr, false, false, 1).report;
+  const RunReport r = simulate(p, a, nullptr, {.protocol = {.warmup = 1}}).report;
   EXPECT_EQ(r.dram_read_bytes, 0);
   EXPECT_EQ(r.cache_hit_bytes, r.hbm_read_bytes);
   EXPECT_EQ(r.dram_write_bytes, r.hbm_write_bytes);
@@ -168,7 +169,7 @@ TEST(MemoryCache, LpddrServesEveryDistinctByteTheCoresRead) {
   const ArchConfig a = load_arch("", {});
   const Program p =
       load_program(test::bundle_path("torch-spyre/swiglu/decode_bmm/sdsc_fused_bmm_1_obv__lbc"), a.limits());
-  const RunReport r = simulate(p, a, nullptr, false).report;
+  const RunReport r = simulate(p, a, nullptr).report;
   const int64_t weight = int64_t{12800} * 4096 * 2;
   EXPECT_GE(r.hbm_read_bytes, weight);
   EXPECT_GE(r.dram_read_bytes, weight);
@@ -179,7 +180,7 @@ TEST(MemoryCache, LpddrServesEveryDistinctByteTheCoresRead) {
 // engines moved reached the cache, every miss went to LPDDR5.
 TEST(Report, BlockCountersAddUpToTheTotals) {
   const auto [a, p] = cached_card("softmax", 65536);
-  const RunReport r = simulate(p, a, nullptr, false, false, 1).report;
+  const RunReport r = simulate(p, a, nullptr, {.protocol = {.warmup = 1}}).report;
   std::map<std::string, double> sum;
   for (const auto& b : r.blocks) {
     const std::string kind = b.block.substr(b.block.rfind('.') + 1);
@@ -208,13 +209,13 @@ TEST(Card, BarrierFollowsMultiCoreSdscsAndFencesFollowWrites) {
   const Program p =
       load_program(test::cli_bundle("add"), load_arch("", test::hand_derived_arch()).limits());  // 32 cores
   auto base = test::hand_derived_arch();
-  const double t0 = simulate(p, load_arch("", base), nullptr, false).report.latency_us;
+  const double t0 = simulate(p, load_arch("", base), nullptr).report.latency_us;
   auto barrier = base;
   barrier.push_back("launch.barrier_ns=1000");
-  EXPECT_NEAR(simulate(p, load_arch("", barrier), nullptr, false).report.latency_us - t0, 1.0, 1e-6);
+  EXPECT_NEAR(simulate(p, load_arch("", barrier), nullptr).report.latency_us - t0, 1.0, 1e-6);
   auto fence = base;
   fence.push_back("dma.write_fence_ns=700");
-  EXPECT_NEAR(simulate(p, load_arch("", fence), nullptr, false).report.latency_us - t0, 0.7, 1e-6);
+  EXPECT_NEAR(simulate(p, load_arch("", fence), nullptr).report.latency_us - t0, 0.7, 1e-6);
 }
 
 // The invariants catch a report that is physically impossible: LPDDR5 above

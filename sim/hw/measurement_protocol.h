@@ -1,6 +1,7 @@
 #pragma once
-// What the card does between two timed runs of a program: part of the
-// measurement protocol a simulated time must reproduce, like --warmup.
+// How a measurement timed a program, which a simulated time must reproduce:
+// how many runs came before the timed one (warmup: caches warm, uploads done,
+// as profilers time repeated runs) and what the card did between runs.
 //
 // back-to-back: the runs follow each other (seed 000's softmax loop of 1000
 // iterations, torch.profiler's repetitions of one kernel): the memory-side
@@ -20,6 +21,11 @@
 namespace spyre::sim {
 
 enum class BetweenRuns { kBackToBack, kDeviceWork };
+
+struct MeasurementProtocol {
+  int warmup = 0;  // runs of the whole program before the measured one
+  BetweenRuns between_runs = BetweenRuns::kBackToBack;
+};
 
 inline std::string to_string(BetweenRuns b) { return b == BetweenRuns::kDeviceWork ? "device-work" : "back-to-back"; }
 
