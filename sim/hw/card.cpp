@@ -96,7 +96,7 @@ void Card::run_kernel(size_t index, double launch_ns) {
   timing_ = KernelTiming();
   timing_.start_ns = now_ns();
   timing_.launch_ns = launch_ns;
-  const double channel_busy_at_start = memory.counters().at("channel_busy_ns");
+  const double channel_busy_at_start = memory.counters().at(stats::kChannelBusyNs);
   for (const auto& cw : work.cores) cores[static_cast<size_t>(cw.core)]->start(&cw, kernel.label);
   if (remaining_ > 0) sc_core::wait(kernel_done_);
   // The cores' barrier, whatever their number.
@@ -105,7 +105,7 @@ void Card::run_kernel(size_t index, double launch_ns) {
   if (protocol_.between_runs == BetweenRuns::kDeviceWork && index + 1 == program_.kernels.size())
     wait_until_ns(cache.flush());
   timing_.end_ns = now_ns();
-  timing_.lpddr5_channel_busy_ns = memory.counters().at("channel_busy_ns") - channel_busy_at_start;
+  timing_.lpddr5_channel_busy_ns = memory.counters().at(stats::kChannelBusyNs) - channel_busy_at_start;
   kernel_timing_.push_back(timing_);
   kernel_log_.add(timing_.start_ns, timing_.end_ns, kernel.label + " " + kernel.sdsc->op_summary());
 }

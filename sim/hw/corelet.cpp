@@ -23,6 +23,6 @@ std::vector<Activity> Corelet::activities() const {
   return {{"pt", prefix + " PT", &pt_}, {"sfu", prefix + " SFU", &sfu_}};
 }
 
-Counters Corelet::counters() const { return {{"pt_busy_ns", pt_.busy_ns()}, {"sfu_busy_ns", sfu_.busy_ns()}}; }
+Counters Corelet::counters() const { return {{stats::kPtBusyNs, pt_.busy_ns()}, {stats::kSfuBusyNs, sfu_.busy_ns()}}; }
 
 }  // namespace spyre::sim

@@ -121,6 +121,8 @@ std::vector<Activity> DmaEngine::activities() const {
            direction_ == DmaDirection::Store ? "DMA-out" : "DMA-in", &log_}};
 }
 
-Counters DmaEngine::counters() const { return {{"bytes", static_cast<double>(bytes_)}, {"busy_ns", log_.busy_ns()}}; }
+Counters DmaEngine::counters() const {
+  return {{stats::kBytes, static_cast<double>(bytes_)}, {stats::kBusyNs, log_.busy_ns()}};
+}
 
 }  // namespace spyre::sim

@@ -12,6 +12,7 @@
 #include <systemc>
 
 #include "sim/hw/busy_log.h"
+#include "sim/hw/statistics.h"
 
 namespace spyre::sim {
 
@@ -21,9 +22,6 @@ struct Activity {
   std::string name;  // how the trace names it: "corelet 0 PT", "link 3->4", ...
   const BusyLog* log = nullptr;
 };
-
-// Cumulative counts since the block was built: bytes, events, busy time.
-using Counters = std::map<std::string, double>;
 
 class HardwareBlock {
  public:

@@ -30,9 +30,9 @@ void HostLink::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_t
 std::vector<Activity> HostLink::activities() const { return {{"host_link", "host link", &log_}}; }
 
 Counters HostLink::counters() const {
-  return {{"upload_bytes", static_cast<double>(upload_bytes_)},
-          {"download_bytes", static_cast<double>(download_bytes_)},
-          {"busy_ns", log_.busy_ns()}};
+  return {{stats::kUploadBytes, static_cast<double>(upload_bytes_)},
+          {stats::kDownloadBytes, static_cast<double>(download_bytes_)},
+          {stats::kBusyNs, log_.busy_ns()}};
 }
 
 }  // namespace spyre::sim

@@ -121,12 +121,12 @@ unsigned int Lpddr5::transport_dbg(int, tlm::tlm_generic_payload& payload) {
 Counters Lpddr5::counters() const {
   double busy = 0;
   for (double b : stats_.channel_busy_ns) busy += b;
-  return {{"read_bytes", static_cast<double>(stats_.read_bytes)},
-          {"write_bytes", static_cast<double>(stats_.write_bytes)},
-          {"raw_read_bytes", static_cast<double>(stats_.raw_read_bytes)},
-          {"turnarounds", stats_.turnarounds},
-          {"channels", static_cast<double>(stats_.channel_busy_ns.size())},
-          {"channel_busy_ns", busy}};
+  return {{stats::kReadBytes, static_cast<double>(stats_.read_bytes)},
+          {stats::kWriteBytes, static_cast<double>(stats_.write_bytes)},
+          {stats::kRawReadBytes, static_cast<double>(stats_.raw_read_bytes)},
+          {stats::kTurnarounds, stats_.turnarounds},
+          {stats::kChannels, static_cast<double>(stats_.channel_busy_ns.size())},
+          {stats::kChannelBusyNs, busy}};
 }
 
 }  // namespace spyre::sim

@@ -216,10 +216,10 @@ unsigned int MemoryCache::transport_dbg(int, tlm::tlm_generic_payload& payload) 
 }
 
 Counters MemoryCache::counters() const {
-  return {{"hit_bytes", static_cast<double>(stats_.hit_bytes)},
-          {"miss_bytes", static_cast<double>(stats_.miss_bytes)},
-          {"writeback_bytes", static_cast<double>(stats_.writeback_bytes)},
-          {"write_around_bytes", static_cast<double>(stats_.around_bytes)}};
+  return {{stats::kHitBytes, static_cast<double>(stats_.hit_bytes)},
+          {stats::kMissBytes, static_cast<double>(stats_.miss_bytes)},
+          {stats::kWritebackBytes, static_cast<double>(stats_.writeback_bytes)},
+          {stats::kWriteAroundBytes, static_cast<double>(stats_.around_bytes)}};
 }
 
 }  // namespace spyre::sim

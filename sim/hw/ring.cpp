@@ -81,6 +81,6 @@ std::vector<Activity> Ring::activities() const {
   return out;
 }
 
-Counters Ring::counters() const { return {{"bytes_x_hops", static_cast<double>(bytes_)}}; }
+Counters Ring::counters() const { return {{stats::kBytesXHops, static_cast<double>(bytes_)}}; }
 
 }  // namespace spyre::sim

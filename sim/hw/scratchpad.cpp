@@ -26,6 +26,8 @@ void Scratchpad::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc
   delay = ns(free_at_ns_ - now_ns());
 }
 
-Counters Scratchpad::counters() const { return {{"bytes", static_cast<double>(bytes_moved_)}, {"busy_ns", busy_ns_}}; }
+Counters Scratchpad::counters() const {
+  return {{stats::kBytes, static_cast<double>(bytes_moved_)}, {stats::kBusyNs, busy_ns_}};
+}
 
 }  // namespace spyre::sim

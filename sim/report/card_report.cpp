@@ -15,22 +15,24 @@ namespace {
 class MeasuredCounters {
  public:
   explicit MeasuredCounters(const Card& card) : at_start_(card.counters_at_start()) {}
-  double of(const HardwareBlock& block, const std::string& key) const {
-    const Counters now = block.counters();
-    const auto value = now.find(key);
-    if (value == now.end()) return 0;
-    const auto start = at_start_.find(block_name(block));
-    if (start == at_start_.end()) return value->second;
-    const auto before = start->second.find(key);
-    return value->second - (before == start->second.end() ? 0 : before->second);
+  double of(const HardwareBlock& block, const Statistic& stat) const {
+    return since_start(block, block.counters(), stat);
   }
   Counters all(const HardwareBlock& block) const {
+    const Counters now = block.counters();
     Counters out;
-    for (const auto& [key, value] : block.counters()) out[key] = of(block, key);
+    for (const auto& [stat, value] : now) out.set(*stat, since_start(block, now, *stat));
     return out;
   }
 
  private:
+  double since_start(const HardwareBlock& block, const Counters& now, const Statistic& stat) const {
+    const double value = now.at(stat);
+    const auto start = at_start_.find(block_name(block));
+    if (start == at_start_.end() || !start->second.has(stat)) return value;
+    return value - start->second.at(stat);
+  }
+
   const std::map<std::string, Counters>& at_start_;
 };
 
@@ -63,7 +65,7 @@ void add_kernels(RunReport& r, const Program& program, const std::vector<KernelW
     kr.hbm_write_bytes = w.hbm_write_bytes;
     kr.macs = w.compute_macs;
     for (const auto& cw : w.cores) kr.tiles = std::max(kr.tiles, static_cast<int>(cw.tiles.size()));
-    kr.bound = kernel_bound(card, w, k, static_cast<int>(card.memory.counters().at("channels")));
+    kr.bound = kernel_bound(card, w, k, static_cast<int>(card.memory.counters().at(stats::kChannels)));
     r.hbm_read_bytes += w.hbm_read_bytes;
     r.hbm_write_bytes += w.hbm_write_bytes;
     r.kernels.push_back(kr);
@@ -115,21 +117,21 @@ void add_cores(RunReport& r, const Program& program, const std::vector<KernelWor
 void add_memory_and_links(RunReport& r, const Card& card) {
   const MeasuredCounters measured(card);
   const double span_ns = card.device_end_ns() - card.device_start_ns();
-  r.cache_hit_bytes = static_cast<int64_t>(measured.of(card.cache, "hit_bytes"));
-  r.cache_miss_bytes = static_cast<int64_t>(measured.of(card.cache, "miss_bytes"));
-  r.cache_writeback_bytes = static_cast<int64_t>(measured.of(card.cache, "writeback_bytes"));
-  r.dram_read_bytes = static_cast<int64_t>(measured.of(card.memory, "read_bytes"));
-  r.dram_write_bytes = static_cast<int64_t>(measured.of(card.memory, "write_bytes"));
+  r.cache_hit_bytes = static_cast<int64_t>(measured.of(card.cache, stats::kHitBytes));
+  r.cache_miss_bytes = static_cast<int64_t>(measured.of(card.cache, stats::kMissBytes));
+  r.cache_writeback_bytes = static_cast<int64_t>(measured.of(card.cache, stats::kWritebackBytes));
+  r.dram_read_bytes = static_cast<int64_t>(measured.of(card.memory, stats::kReadBytes));
+  r.dram_write_bytes = static_cast<int64_t>(measured.of(card.memory, stats::kWriteBytes));
   r.lpddr5_achieved_gbps = span_ns > 0 ? static_cast<double>(r.dram_read_bytes + r.dram_write_bytes) / span_ns : 0;
-  const double channels = card.memory.counters().at("channels");
-  r.lpddr5_utilization = span_ns > 0 ? measured.of(card.memory, "channel_busy_ns") / (span_ns * channels) : 0;
-  r.lpddr5_turnarounds = static_cast<int64_t>(measured.of(card.memory, "turnarounds"));
-  r.data_ring_bytes = static_cast<int64_t>(measured.of(*card.data_ring, "bytes_x_hops"));
-  r.reduce_ring_bytes = static_cast<int64_t>(measured.of(*card.reduce_ring, "bytes_x_hops"));
+  const double channels = card.memory.counters().at(stats::kChannels);
+  r.lpddr5_utilization = span_ns > 0 ? measured.of(card.memory, stats::kChannelBusyNs) / (span_ns * channels) : 0;
+  r.lpddr5_turnarounds = static_cast<int64_t>(measured.of(card.memory, stats::kTurnarounds));
+  r.data_ring_bytes = static_cast<int64_t>(measured.of(*card.data_ring, stats::kBytesXHops));
+  r.reduce_ring_bytes = static_cast<int64_t>(measured.of(*card.reduce_ring, stats::kBytesXHops));
   // The host link works before and after the measured iteration: its totals.
   const Counters host = card.host.counters();
-  r.host_upload_bytes = static_cast<int64_t>(host.at("upload_bytes"));
-  r.host_download_bytes = static_cast<int64_t>(host.at("download_bytes"));
+  r.host_upload_bytes = static_cast<int64_t>(host.at(stats::kUploadBytes));
+  r.host_download_bytes = static_cast<int64_t>(host.at(stats::kDownloadBytes));
   r.host_upload_us = card.device_start_ns() / 1000.0;
   double download_ns = 0;
   for (const auto& i : card.host.log().intervals()) {
@@ -140,8 +142,8 @@ void add_memory_and_links(RunReport& r, const Card& card) {
   for (const HardwareBlock* block : blocks_under(card)) {
     BlockReport b;
     b.block = block_name(*block);
-    for (const auto& [key, value] : measured.all(*block)) {
-      if (value != 0 && key != "channels") b.counters[key] = value;
+    for (const auto& [stat, value] : measured.all(*block)) {
+      if (value != 0 && stat != &stats::kChannels) b.counters[stat->name] = value;
     }
     if (!b.counters.empty()) r.blocks.push_back(b);
   }

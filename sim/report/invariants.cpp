@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/hw/statistics.h"
+
 namespace spyre::sim {
 
 namespace {
@@ -10,8 +12,10 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-double counter(const BlockReport& b, const std::string& key) {
-  const auto it = b.counters.find(key);
+// A block's statistic in the report (named by its declaration, sim/hw/statistics.h).
+bool has(const BlockReport& b, const Statistic& stat) { return b.counters.count(stat.name) > 0; }
+double counter(const BlockReport& b, const Statistic& stat) {
+  const auto it = b.counters.find(stat.name);
   return it == b.counters.end() ? 0.0 : it->second;
 }
 
@@ -37,22 +41,23 @@ std::vector<InvariantCheck> physical_invariants(const RunReport& r, const ArchCo
   }
   for (const auto& b : r.blocks) {
     if (b.block == "card.host_link") continue;  // works before and after the measured iteration
-    if (b.counters.count("busy_ns")) out.push_back({b.block + ": busy <= window (ns)", counter(b, "busy_ns"), window});
-    if (b.counters.count("channel_busy_ns"))
-      out.push_back({b.block + ": channel busy <= channels x window (ns)", counter(b, "channel_busy_ns"),
+    if (has(b, stats::kBusyNs)) out.push_back({b.block + ": busy <= window (ns)", counter(b, stats::kBusyNs), window});
+    if (has(b, stats::kChannelBusyNs))
+      out.push_back({b.block + ": channel busy <= channels x window (ns)", counter(b, stats::kChannelBusyNs),
                      arch.lpddr5.channels * window});
     if (ends_with(b.block, ".dma_in") || ends_with(b.block, ".dma_out"))
       out.push_back(
-          {b.block + ": bytes / dma.port_gbps <= window (ns)", counter(b, "bytes") / arch.dma.port_gbps, window});
+          {b.block + ": bytes / dma.port_gbps <= window (ns)", counter(b, stats::kBytes) / arch.dma.port_gbps, window});
     if (ends_with(b.block, ".lx")) {
       const double bytes_per_ns = arch.lx.ports * arch.lx.port_bytes_per_cycle * arch.clock_ghz;
-      out.push_back({b.block + ": bytes / LX port rate <= window (ns)", counter(b, "bytes") / bytes_per_ns, window});
+      out.push_back(
+          {b.block + ": bytes / LX port rate <= window (ns)", counter(b, stats::kBytes) / bytes_per_ns, window});
     }
-    if (b.counters.count("bytes_x_hops")) {
+    if (has(b, stats::kBytesXHops)) {
       const auto& ring = ends_with(b.block, "reduce_ring") ? arch.reduce_ring : arch.data_ring;
       const double bytes_per_ns = static_cast<double>(ring.bytes_per_cycle) * arch.clock_ghz * arch.cores;
       out.push_back({b.block + ": bytes x hops / (links x link rate) <= window (ns)",
-                     counter(b, "bytes_x_hops") / bytes_per_ns, window});
+                     counter(b, stats::kBytesXHops) / bytes_per_ns, window});
     }
   }
   // The PT arrays: a kernel's MACs at the arrays' peak take no longer than the kernel.

@@ -395,7 +395,7 @@ TEST(DmaEngine, StreamsAtTheCorePortRate) {
   ASSERT_EQ(dma.log().intervals().size(), 1u);
   EXPECT_NEAR(dma.log().busy_ns(), expected, 64 * kPs);
   // Every request also passed the LX ports, into LX.
-  EXPECT_EQ(bench.lx.counters().at("bytes"), 65536);
+  EXPECT_EQ(bench.lx.counters().at(stats::kBytes), 65536);
 }
 
 TEST(DmaEngine, TwoEnginesShareTheCorePort) {
@@ -549,7 +549,7 @@ TEST(Ring, SendTakesStreamTimePlusHopLatency) {
   EXPECT_NEAR(arrival[0], (32 + 3 * 4) * cycle, kPs);
   EXPECT_NEAR(arrival[1], (32 + 4) * cycle, kPs);
   EXPECT_NEAR(arrival[2], (36 + 32 + 4) * cycle, kPs);
-  EXPECT_EQ(bench.ring.counters().at("bytes_x_hops"), 4096 * 5);
+  EXPECT_EQ(bench.ring.counters().at(stats::kBytesXHops), 4096 * 5);
   // The links that carried traffic, each with its own busy intervals.
   std::vector<std::string> links;
   for (const auto& a : bench.ring.activities()) links.push_back(a.name);
@@ -596,7 +596,7 @@ TEST(Scratchpad, PortsMoveTwoSticksPerCycle) {
   sc_core::sc_start();
   EXPECT_NEAR(first, 10, kPs);
   EXPECT_NEAR(second, 11, kPs);
-  EXPECT_EQ(lx.counters().at("bytes"), 4224);
+  EXPECT_EQ(lx.counters().at(stats::kBytes), 4224);
 }
 
 TEST(HostLink, LatencyPlusBandwidth) {
@@ -610,7 +610,7 @@ TEST(HostLink, LatencyPlusBandwidth) {
   sc_core::sc_start();
   // 1 us latency + 1 MiB at 50 GB/s.
   EXPECT_NEAR(done, 1000 + 1048576 / 50.0, 1e-6);
-  EXPECT_EQ(host.counters().at("upload_bytes"), 1 << 20);
+  EXPECT_EQ(host.counters().at(stats::kUploadBytes), 1 << 20);
 }
 
 }  // namespace

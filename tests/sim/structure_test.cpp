@@ -3,12 +3,15 @@
 // CardControlIf.
 
 #include <gtest/gtest.h>
+
+#include <set>
 #include <systemc>
 
 #include "runtime/arch_config.h"
 #include "sim/hw/card.h"
 #include "sim/hw/core.h"
 #include "sim/hw/lpddr5.h"
+#include "sim/hw/statistics.h"
 #include "sim/hw/systemc_context.h"
 #include "sim/schedule/kernel_plan.h"
 #include "test_support.h"
@@ -105,6 +108,27 @@ TEST(CoreAlone, RunsItsWorkAgainstAnyCard) {
   EXPECT_EQ(memory.stats().write_bytes, 256);
   EXPECT_NEAR(core.corelets[0]->log(Engine::Sfu).busy_ns(), 100, 1e-9);
   EXPECT_NEAR(core.corelets[1]->log(Engine::Sfu).busy_ns(), 100, 1e-9);
+}
+
+// Statistics are declared once (sim/hw/statistics.h): names unique, each one
+// documented in docs/report.md, a block asked for one it does not keep says so.
+TEST(Statistics, DeclaredOnceDocumentedAndReadByDeclaration) {
+  const std::string doc = test::read_text(test::source_path("docs/report.md"));
+  std::set<std::string> names;
+  for (const Statistic* stat : all_statistics()) {
+    EXPECT_TRUE(names.insert(stat->name).second) << stat->name;
+    if (stat == &stats::kChannels) continue;  // a constant the report leaves out
+    const std::string row = std::string("| `") + stat->name + "` | " + stat->unit + " | " + stat->description + " |";
+    EXPECT_NE(doc.find(row), std::string::npos) << "docs/report.md lacks: " << row;
+  }
+  const ArchConfig a = load_arch("", {});
+  begin_systemc_context();
+  Lpddr5 memory("lpddr5", a);
+  const Counters c = memory.counters();
+  EXPECT_TRUE(c.has(stats::kChannelBusyNs));
+  EXPECT_EQ(c.at(stats::kChannels), a.lpddr5.channels);
+  EXPECT_FALSE(c.has(stats::kHitBytes));
+  EXPECT_THROW(c.at(stats::kHitBytes), std::logic_error);
 }
 
 }  // namespace
