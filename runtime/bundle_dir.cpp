@@ -38,8 +38,14 @@ void check_numbering(const fs::path& dir, const std::vector<std::pair<long, std:
 BundleFiles list_bundle_files(const fs::path& dir) {
   BundleFiles files;
   std::error_code ec;
-  if (fs::exists(dir / "bundle.mlir", ec)) {
-    files.mlir.push_back(dir / "bundle.mlir");
+  // Anything named bundle.mlir decides: a link loop or a directory there is a
+  // broken bundle, not one without a bundle.mlir.
+  const fs::path bundle_mlir = dir / "bundle.mlir";
+  if (fs::exists(fs::symlink_status(bundle_mlir, ec))) {
+    std::error_code type_ec;
+    if (!fs::is_regular_file(bundle_mlir, type_ec))
+      fail(bundle_mlir.string(), "", type_ec ? "cannot be read: " + type_ec.message() : "not a regular file");
+    files.mlir.push_back(bundle_mlir);
     return files;
   }
   static const std::regex mlir(R"(bundle_(\d{1,9})\.mlir)");

@@ -44,6 +44,7 @@ float layernormnorm(const float* v, int count, const C&) {
   return r;
 }
 float abs(const float* v, int, const C&) { return std::fabs(v[0]); }
+float floor(const float* v, int, const C&) { return std::floor(v[0]); }
 float neg(const float* v, int, const C&) { return -v[0]; }
 float relu(const float* v, int, const C&) { return v[0] > 0.0f ? v[0] : 0.0f; }
 float relu6(const float* v, int, const C&) { return std::fmin(std::fmax(v[0], 0.0f), 6.0f); }
@@ -178,8 +179,12 @@ std::vector<OpInfo> builtin_rows() {
       binary("notequal", "ne", semantics<notequal, 2>(), {{{2.0f, 2.0f}, {0.0}}, {{2.0f, 3.0f}, {1.0}}}),
       binary("greaterequal", "ge", semantics<greaterequal, 2>(), {{{2.0f, 2.0f}, {1.0}}, {{1.0f, 2.0f}, {0.0}}}),
       binary("lesserequal", "le", semantics<lesserequal, 2>(), {{{2.0f, 2.0f}, {1.0}}, {{3.0f, 2.0f}, {0.0}}}),
-      binary("greater", "gt", semantics<greater, 2>(), {{{3.0f, 2.0f}, {1.0}}, {{2.0f, 2.0f}, {0.0}}}),
-      binary("lesser", "lt", semantics<lesser, 2>(), {{{1.0f, 2.0f}, {1.0}}, {{2.0f, 2.0f}, {0.0}}}),
+      // torch-spyre's codegen spells gt and lt greaterthan and lesserthan (constants.py, 2026-08); the
+      // interface spec's greater and lesser stay readable.
+      binary("greaterthan", "gt", semantics<greater, 2>(), {{{3.0f, 2.0f}, {1.0}}, {{2.0f, 2.0f}, {0.0}}}),
+      binary("lesserthan", "lt", semantics<lesser, 2>(), {{{1.0f, 2.0f}, {1.0}}, {{2.0f, 2.0f}, {0.0}}}),
+      binary("greater", "", semantics<greater, 2>(), {{{3.0f, 2.0f}, {1.0}}, {{2.0f, 2.0f}, {0.0}}}),
+      binary("lesser", "", semantics<lesser, 2>(), {{{1.0f, 2.0f}, {1.0}}, {{2.0f, 2.0f}, {0.0}}}),
       binary("logicaland", "logical_and", semantics<logicaland, 2>(), {{{1.0f, 2.0f}, {1.0}}, {{0.0f, 2.0f}, {0.0}}}),
       elementwise("where3", "where", 3, 3, S::Simple, semantics<where3, 3>(),
                   {{{1.0f, 5.0f, 7.0f}, {5.0}}, {{0.0f, 5.0f, 7.0f}, {7.0}}}),
@@ -189,6 +194,7 @@ std::vector<OpInfo> builtin_rows() {
       // Unary ops.
       unary("abs", "abs", S::Simple, semantics<abs, 1>(), {{{-2.5f}, {2.5}}, {{3.0f}, {3.0}}}),
       unary("neg", "neg", S::Simple, semantics<neg, 1>(), {{{2.0f}, {-2.0}}}),
+      unary("floor", "floor", S::Simple, semantics<floor, 1>(), {{{2.5f}, {2.0}}, {{-1.5f}, {-2.0}}, {{3.0f}, {3.0}}}),
       unary("relufwd", "relu", S::Simple, semantics<relu, 1>(), {{{-1.0f}, {0.0}}, {{2.0f}, {2.0}}}),
       unary("relu6fwd", "relu6", S::Simple, semantics<relu6, 1>(),
             {{{7.0f}, {6.0}}, {{3.0f}, {3.0}}, {{-1.0f}, {0.0}}}),

@@ -107,7 +107,9 @@ TEST(Ops, BinaryOpsComparisonsAndWhere) {
       {"greaterequal", [](double x, double y) { return double(x >= y); }},
       {"lesserequal", [](double x, double y) { return double(x <= y); }},
       {"greater", [](double x, double y) { return double(x > y); }},
+      {"greaterthan", [](double x, double y) { return double(x > y); }},
       {"lesser", [](double x, double y) { return double(x < y); }},
+      {"lesserthan", [](double x, double y) { return double(x < y); }},
       {"logicaland", [](double x, double y) { return double(x != 0 && y != 0); }},
   };
   for (const auto& [op, f] : cases) {

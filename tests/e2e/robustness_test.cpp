@@ -71,6 +71,9 @@ INSTANTIATE_TEST_SUITE_P(
         Reproducer{"dev-zero-hang", "run {D}/bundle", "not a regular file", "bundle/bundle.mlir->/dev/zero"},
         Reproducer{"dev-zero-hang", "run {D}/bundle", "not a regular file", "bundle/sdsc_0.json->/dev/zero"},
         Reproducer{"symlink-loop", "run {D}/bundle", "symbolic links", "bundle/sdsc_0.json->sdsc_0.json"},
+        // torch-spyre-today issue: a bundle.mlir that links to itself was taken for no bundle.mlir.
+        Reproducer{"", "run {D}", "bundle.mlir: cannot be read: Too many levels of symbolic links",
+                   "bundle.mlir->bundle.mlir"},
         Reproducer{"", "run {EX}/seed-abs --fill 1 --outputs /dev/null", "--outputs: exists and is not a directory"},
         Reproducer{"", "compile --workload add --cores 2.5 -o {D}/out", "--cores"},
         Reproducer{"", "compile --workload add -o {D}/out --decisions {D}/no/such/dir/d.json", "does not exist"}),
