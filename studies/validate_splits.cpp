@@ -282,9 +282,10 @@ SourcesValidation run_validate_sources(const ValidateOptions& options) {
   return out;
 }
 
-void summarize_validation(Validation& v) {
-  const ValidateOptions& options = v.options;
-  // Groups: one shape at one LX setting, in the table's order.
+namespace {
+
+// Rows grouped by shape at one LX setting, in the table's order.
+void group_rows(Validation& v) {
   std::map<std::pair<std::string, std::string>, size_t> group_of;
   for (size_t i = 0; i < v.rows.size(); ++i) {
     const auto& row = v.rows[i];
@@ -292,6 +293,10 @@ void summarize_validation(Validation& v) {
     if (added) v.groups.push_back({row.shape, row.lx, {}, 0, 0, 0});
     v.groups[it->second].rows.push_back(i);
   }
+}
+
+// Errors over every row and per op.
+void summarize_errors(Validation& v) {
   ValidateSummary& s = v.summary;
   std::vector<double> errors;
   for (const auto& row : v.rows) {
@@ -321,6 +326,15 @@ void summarize_validation(Validation& v) {
     o.median_abs_error = median(abs_errors);
     o.median_error = median(signed_errors);
   }
+  std::vector<double> signed_errors;
+  for (const auto& row : v.rows) signed_errors.push_back(row.error());
+  s.median_error = median(signed_errors);
+}
+
+// Per group: rank correlation, the model's pick and the device's best; per LX
+// setting and overall: median Spearman and the picks' cost over the best.
+void rank_groups(Validation& v) {
+  ValidateSummary& s = v.summary;
   for (auto& g : v.groups) {
     std::vector<double> simulated, measured;
     for (size_t i : g.rows) {
@@ -346,9 +360,7 @@ void summarize_validation(Validation& v) {
     }
     r.median_spearman = median(rhos);
   }
-  std::vector<double> signed_errors, rhos;
-  for (const auto& row : v.rows) signed_errors.push_back(row.error());
-  s.median_error = median(signed_errors);
+  std::vector<double> rhos;
   double picks = 0, best = 0;
   for (const auto& g : v.groups) {
     if (std::isfinite(g.spearman)) rhos.push_back(g.spearman);
@@ -358,7 +370,12 @@ void summarize_validation(Validation& v) {
   }
   s.median_spearman = median(rhos);
   s.picks_over_best = best > 0 ? picks / best - 1 : std::numeric_limits<double>::quiet_NaN();
+}
 
+// The report (--report): rows, skipped rows, groups and the summary.
+Json validation_report(const Validation& v) {
+  const ValidateOptions& options = v.options;
+  const ValidateSummary& s = v.summary;
   Json rows = Json::array(), groups = Json::array();
   for (const auto& row : v.rows) {
     rows.push_back({{"line", row.line},
@@ -406,27 +423,36 @@ void summarize_validation(Validation& v) {
                        {"device_best_measured_us", sim::rounded(r.best_us, 2)},
                        {"picks_over_best_pct", sim::rounded(100 * (r.picks_us / r.best_us - 1), 2)}});
   }
-  v.report = {{"validate", v.tables.size() == 1 ? Json(v.tables.front()) : Json(v.tables)},
-              {"source", v.name},
-              {"warmup", options.warmup},
-              {"between_runs", options.between_runs ? Json(sim::to_string(*options.between_runs)) : Json("per row")},
-              {"arch", options.arch_path.empty() ? "built-in" : options.arch_path},
-              {"arch_overrides", options.arch_overrides},
-              {"where", options.where},
-              {"rows", rows},
-              {"skipped", skipped},
-              {"groups", groups},
-              {"summary",
-               {{"rows", s.rows},
-                {"median_abs_error_pct", sim::rounded(100 * s.median_abs_error, 2)},
-                {"median_error_pct", sim::rounded(100 * s.median_error, 2)},
-                {"median_spearman", number_or_null(s.median_spearman)},
-                {"picks_over_best_pct", number_or_null(100 * s.picks_over_best)},
-                {"within_10_pct", s.within_10},
-                {"within_20_pct", s.within_20},
-                {"within_25_pct", s.within_25},
-                {"ops", ops},
-                {"ranking", ranking}}}};
+  return {{"validate", v.tables.size() == 1 ? Json(v.tables.front()) : Json(v.tables)},
+          {"source", v.name},
+          {"warmup", options.warmup},
+          {"between_runs", options.between_runs ? Json(sim::to_string(*options.between_runs)) : Json("per row")},
+          {"arch", options.arch_path.empty() ? "built-in" : options.arch_path},
+          {"arch_overrides", options.arch_overrides},
+          {"where", options.where},
+          {"rows", rows},
+          {"skipped", skipped},
+          {"groups", groups},
+          {"summary",
+           {{"rows", s.rows},
+            {"median_abs_error_pct", sim::rounded(100 * s.median_abs_error, 2)},
+            {"median_error_pct", sim::rounded(100 * s.median_error, 2)},
+            {"median_spearman", number_or_null(s.median_spearman)},
+            {"picks_over_best_pct", number_or_null(100 * s.picks_over_best)},
+            {"within_10_pct", s.within_10},
+            {"within_20_pct", s.within_20},
+            {"within_25_pct", s.within_25},
+            {"ops", ops},
+            {"ranking", ranking}}}};
+}
+
+}  // namespace
+
+void summarize_validation(Validation& v) {
+  group_rows(v);
+  summarize_errors(v);
+  rank_groups(v);
+  v.report = validation_report(v);
 }
 
 std::string validate_row_line(const ValidateRow& row) {
