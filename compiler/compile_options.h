@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "compiler/split/matmul_split.h"
+#include "compiler/split/split_cost.h"
 #include "runtime/program.h"
 
 namespace spyre::compiler {

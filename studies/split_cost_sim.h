@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/split/matmul_split.h"
+#include "compiler/split/split_cost.h"
 #include "runtime/arch_config.h"
 #include "studies/study_splits.h"
 

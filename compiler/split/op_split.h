@@ -12,7 +12,7 @@
 #include "compiler/compile_options.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/iteration_space.h"
-#include "compiler/split/matmul_split.h"
+#include "compiler/split/split_cost.h"
 
 namespace spyre::compiler {
 
