@@ -58,30 +58,36 @@ Json bound_to_json(const KernelBound& b) {
           {"cores", cores}};
 }
 
-Json report_to_json(const RunReport& r) {
-  Json j;
-  j["bundle"] = r.bundle;
-  j["mode"] = r.mode;
-  j["vf"] = r.lx_wiped_at_bundles;
-  j["warmup_iterations"] = r.protocol.warmup;
-  j["between_runs"] = to_string(r.protocol.between_runs);
-  j["latency_us"] = rounded(r.latency_us, 4);
-  j["cycles"] = r.cycles;
-  j["hbm"] = {{"read_bytes", r.hbm_read_bytes},
-              {"write_bytes", r.hbm_write_bytes},
-              {"total_bytes", r.hbm_read_bytes + r.hbm_write_bytes},
-              {"achieved_gbps", rounded(r.lpddr5_achieved_gbps, 3)},
-              {"lpddr5_busy_fraction", rounded(r.lpddr5_utilization, 4)},
-              {"turnarounds", r.lpddr5_turnarounds},
-              {"dram_read_bytes", r.dram_read_bytes},
-              {"dram_write_bytes", r.dram_write_bytes},
-              {"cache_hit_bytes", r.cache_hit_bytes},
-              {"cache_miss_bytes", r.cache_miss_bytes},
-              {"cache_writeback_bytes", r.cache_writeback_bytes}};
-  Json lx_peak = Json::array(), staging = Json::array(), cores = Json::array();
+namespace {
+
+Json hbm_json(const RunReport& r) {
+  return {{"read_bytes", r.hbm_read_bytes},
+          {"write_bytes", r.hbm_write_bytes},
+          {"total_bytes", r.hbm_read_bytes + r.hbm_write_bytes},
+          {"achieved_gbps", rounded(r.lpddr5_achieved_gbps, 3)},
+          {"lpddr5_busy_fraction", rounded(r.lpddr5_utilization, 4)},
+          {"turnarounds", r.lpddr5_turnarounds},
+          {"dram_read_bytes", r.dram_read_bytes},
+          {"dram_write_bytes", r.dram_write_bytes},
+          {"cache_hit_bytes", r.cache_hit_bytes},
+          {"cache_miss_bytes", r.cache_miss_bytes},
+          {"cache_writeback_bytes", r.cache_writeback_bytes}};
+}
+
+// Per core, as arrays: LX high water and staging peaks.
+Json lx_json(const RunReport& r) {
+  Json lx_peak = Json::array(), staging = Json::array();
   for (const auto& c : r.cores) {
     lx_peak.push_back(c.lx_high_water_bytes);
     staging.push_back(c.staging_peak_bytes);
+  }
+  return {{"peak_bytes_per_core", lx_peak}, {"staging_peak_bytes_per_core", staging}};
+}
+
+// Per core: busy shares, LX, HBM bytes.
+Json engines_json(const RunReport& r) {
+  Json cores = Json::array();
+  for (const auto& c : r.cores) {
     cores.push_back({{"core", c.core},
                      {"pt_busy_pct", rounded(c.pt_busy_pct, 2)},
                      {"sfu_busy_pct", rounded(c.sfu_busy_pct, 2)},
@@ -92,12 +98,10 @@ Json report_to_json(const RunReport& r) {
                      {"hbm_read_bytes", c.hbm_read_bytes},
                      {"hbm_write_bytes", c.hbm_write_bytes}});
   }
-  j["lx"] = {{"peak_bytes_per_core", lx_peak}, {"staging_peak_bytes_per_core", staging}};
-  j["host"] = {{"upload_bytes", r.host_upload_bytes},
-               {"upload_us", rounded(r.host_upload_us, 4)},
-               {"download_bytes", r.host_download_bytes},
-               {"download_us", rounded(r.host_download_us, 4)}};
-  j["rings"] = {{"data_ring_bytes", r.data_ring_bytes}, {"reduce_ring_bytes", r.reduce_ring_bytes}};
+  return cores;
+}
+
+Json kernels_json(const RunReport& r) {
   Json kernels = Json::array();
   for (const auto& k : r.kernels) {
     kernels.push_back({{"bundle", k.bundle},
@@ -113,8 +117,10 @@ Json report_to_json(const RunReport& r) {
                        {"macs", k.macs},
                        {"bound", bound_to_json(k.bound)}});
   }
-  j["kernels"] = kernels;
-  j["engines"] = cores;
+  return kernels;
+}
+
+Json tensors_json(const RunReport& r) {
   Json tensors = Json::array();
   for (const auto& t : r.tensors) {
     tensors.push_back({{"name", t.name},
@@ -126,14 +132,20 @@ Json report_to_json(const RunReport& r) {
                        {"device_bytes", t.device_bytes},
                        {"layout", t.layout}});
   }
-  j["tensors"] = tensors;
+  return tensors;
+}
+
+Json blocks_json(const RunReport& r) {
   Json blocks = Json::array();
   for (const auto& b : r.blocks) {
     Json entry = {{"block", b.block}};
     for (const auto& [key, value] : b.counters) entry[key] = rounded(value, 4);
     blocks.push_back(entry);
   }
-  j["blocks"] = blocks;
+  return blocks;
+}
+
+Json hazards_json(const RunReport& r) {
   Json hazards = Json::array();
   for (const auto& h : r.hazards) {
     hazards.push_back({{"kind", h.kind},
@@ -144,29 +156,61 @@ Json report_to_json(const RunReport& r) {
                        {"time_us", h.time_us < 0 ? Json(nullptr) : Json(rounded(h.time_us, 4))},
                        {"detail", h.detail}});
   }
-  j["hazards"] = hazards;
+  return hazards;
+}
+
+Json invariants_json(const RunReport& r) {
   Json violated = Json::array();
   for (const auto& c : r.invariants) {
     if (!c.holds()) violated.push_back({{"check", c.name}, {"value", c.value}, {"limit", c.limit}});
   }
-  j["invariants"] = {{"checked", r.invariants.size()}, {"violated", violated}};
-  if (!r.comparisons.empty()) {
-    Json cmp = Json::array();
-    for (const auto& c : r.comparisons) {
-      cmp.push_back({{"name", c.name},
-                     {"passed", c.passed},
-                     {"elements", c.elements},
-                     {"mismatches", c.mismatches},
-                     {"worst_index", c.worst_coords},
-                     {"got", c.got},
-                     {"expected", c.expected},
-                     {"abs_error", c.abs_error},
-                     {"rtol", c.tolerance.rtol},
-                     {"atol", c.tolerance.atol},
-                     {"tolerance", c.tolerance.basis}});
-    }
-    j["expect"] = cmp;
+  return {{"checked", r.invariants.size()}, {"violated", violated}};
+}
+
+Json comparisons_json(const RunReport& r) {
+  Json cmp = Json::array();
+  for (const auto& c : r.comparisons) {
+    cmp.push_back({{"name", c.name},
+                   {"passed", c.passed},
+                   {"elements", c.elements},
+                   {"mismatches", c.mismatches},
+                   {"worst_index", c.worst_coords},
+                   {"got", c.got},
+                   {"expected", c.expected},
+                   {"abs_error", c.abs_error},
+                   {"rtol", c.tolerance.rtol},
+                   {"atol", c.tolerance.atol},
+                   {"tolerance", c.tolerance.basis}});
   }
+  return cmp;
+}
+
+}  // namespace
+
+// Keys in the order reports have always had (ordered JSON): people diff them.
+Json report_to_json(const RunReport& r) {
+  Json j;
+  j["bundle"] = r.bundle;
+  j["mode"] = r.mode;
+  j["vf"] = r.lx_wiped_at_bundles;
+  j["warmup_iterations"] = r.protocol.warmup;
+  j["between_runs"] = to_string(r.protocol.between_runs);
+  j["latency_us"] = rounded(r.latency_us, 4);
+  j["cycles"] = r.cycles;
+  j["hbm"] = hbm_json(r);
+  j["lx"] = lx_json(r);
+  j["host"] = {{"upload_bytes", r.host_upload_bytes},
+               {"upload_us", rounded(r.host_upload_us, 4)},
+               {"download_bytes", r.host_download_bytes},
+               {"download_us", rounded(r.host_download_us, 4)}};
+  j["rings"] = {{"data_ring_bytes", r.data_ring_bytes}, {"reduce_ring_bytes", r.reduce_ring_bytes}};
+  j["kernels"] = kernels_json(r);
+  j["engines"] = engines_json(r);
+  j["tensors"] = tensors_json(r);
+  j["blocks"] = blocks_json(r);
+  j["hazards"] = hazards_json(r);
+  j["invariants"] = invariants_json(r);
+  if (!r.comparisons.empty()) j["expect"] = comparisons_json(r);
   j["arch"] = r.arch;
   return j;
 }
