@@ -367,22 +367,43 @@ const char* op_kind_name(OpKind kind) {
 
 const char* exec_unit_name(ExecUnit unit) { return unit == ExecUnit::PT ? "pt" : "sfp"; }
 
-void reduce_accumulate(ReduceOp r, ReduceAccumulator& acc, float x) {
+namespace {
+
+// How a reduction folds values in: sums (of values and of their squares: sum,
+// mean, exx2) or one extreme. The one exhaustive list of the reduce rules.
+enum class Fold { Add, Max, Min, AbsMax };
+Fold fold_of(ReduceOp r) {
   switch (r) {
     case ReduceOp::Max:
-      acc.a = acc.empty ? x : std::fmax(acc.a, x);
-      break;
+      return Fold::Max;
     case ReduceOp::Min:
-      acc.a = acc.empty ? x : std::fmin(acc.a, x);
-      break;
+      return Fold::Min;
     case ReduceOp::AbsMax:
-      acc.a = acc.empty ? std::fabs(x) : std::fmax(acc.a, std::fabs(x));
-      break;
+      return Fold::AbsMax;
     case ReduceOp::Sum:
     case ReduceOp::Mean:
     case ReduceOp::Exx2:
     case ReduceOp::Exx2ZeroMean:
     case ReduceOp::None:
+      break;
+  }
+  return Fold::Add;
+}
+
+}  // namespace
+
+void reduce_accumulate(ReduceOp r, ReduceAccumulator& acc, float x) {
+  switch (fold_of(r)) {
+    case Fold::Max:
+      acc.a = acc.empty ? x : std::fmax(acc.a, x);
+      break;
+    case Fold::Min:
+      acc.a = acc.empty ? x : std::fmin(acc.a, x);
+      break;
+    case Fold::AbsMax:
+      acc.a = acc.empty ? std::fabs(x) : std::fmax(acc.a, std::fabs(x));
+      break;
+    case Fold::Add:
       acc.a += x;
       acc.b += x * x;
       break;
@@ -396,19 +417,15 @@ void reduce_combine(ReduceOp r, ReduceAccumulator& into, const ReduceAccumulator
     into = from;
     return;
   }
-  switch (r) {
-    case ReduceOp::Max:
-    case ReduceOp::AbsMax:
+  switch (fold_of(r)) {
+    case Fold::Max:
+    case Fold::AbsMax:  // partials are already absolute
       into.a = std::fmax(into.a, from.a);
       break;
-    case ReduceOp::Min:
+    case Fold::Min:
       into.a = std::fmin(into.a, from.a);
       break;
-    case ReduceOp::Sum:
-    case ReduceOp::Mean:
-    case ReduceOp::Exx2:
-    case ReduceOp::Exx2ZeroMean:
-    case ReduceOp::None:
+    case Fold::Add:
       into.a += from.a;
       into.b += from.b;
       break;

@@ -43,6 +43,16 @@ library_of() {
 }
 
 violations=0
+# Counts a violation, printing MESSAGE, unless ITEM is in the space-padded ALLOWED list.
+check_allowed() { # ALLOWED ITEM MESSAGE
+  case "$1" in
+    *" $2 "*) ;;
+    *)
+      echo "$3"
+      violations=$((violations + 1))
+      ;;
+  esac
+}
 layers="runtime compiler sim/schedule sim/hw sim/functional sim/checks sim/report sim studies cli"
 for layer in $layers; do
   ok=" $layer $(allowed "$layer") "
@@ -58,26 +68,14 @@ for layer in $layers; do
     while IFS= read -r inc; do
       target=${inc%/*}
       case "$target" in compiler/*) target=compiler ;; esac
-      case "$ok" in
-        *" $target "*) ;;
-        *)
-          echo "$f: includes \"$inc\": $layer may not depend on $target"
-          violations=$((violations + 1))
-          ;;
-      esac
+      check_allowed "$ok" "$target" "$f: includes \"$inc\": $layer may not depend on $target"
     done < <(sed -n 's/^#include "\(\(runtime\|compiler\|sim\|studies\|cli\)\/[^"]*\)".*/\1/p' "$f")
   done
   # Libraries linked.
   allowed_libs=" "
   for l in $ok; do allowed_libs="$allowed_libs$(library_of "$l") "; done
   for lib in $(sed -n 's/.*target_link_libraries([^ ]* \(PUBLIC\|PRIVATE\|INTERFACE\) \(.*\))/\2/p' "$layer/CMakeLists.txt" | tr ' ' '\n' | grep '^spyre_' || true); do
-    case "$allowed_libs spyre_systemc " in
-      *" $lib "*) ;;
-      *)
-        echo "$layer/CMakeLists.txt: links $lib: $layer may not depend on it"
-        violations=$((violations + 1))
-        ;;
-    esac
+    check_allowed "$allowed_libs spyre_systemc " "$lib" "$layer/CMakeLists.txt: links $lib: $layer may not depend on it"
   done
 done
 # The folders inside compiler/: folder -> the folders it may include (its own
@@ -96,13 +94,7 @@ for f in $(find compiler -mindepth 2 -name '*.h' -o -mindepth 2 -name '*.cpp' | 
   folder=${folder%%/*}
   ok=" $folder $(compiler_allowed "$folder") "
   while IFS= read -r target; do
-    case "$ok" in
-      *" $target "*) ;;
-      *)
-        echo "$f: includes compiler/$target/: compiler/$folder may not depend on it"
-        violations=$((violations + 1))
-        ;;
-    esac
+    check_allowed "$ok" "$target" "$f: includes compiler/$target/: compiler/$folder may not depend on it"
   done < <(sed -n 's/^#include "compiler\/\([a-z_]*\)\/[^"]*".*/\1/p' "$f")
 done
 # Only the card's hardware may use SystemC.
