@@ -291,7 +291,11 @@ const std::vector<ArchParam>& arch_params() {
                  "by 2.7 us per SDSC (seed 000); the same on 32 cores: the sweep's 32-core amax rows leave ~5 us "
                  "beyond 155 GB/s with the barrier in it, and bcast 512x512 takes 8.8 us "
                  "(calibration/add_bcast_sweep_records.csv). Was 1.35 us per level of a log2(cores) tree (6.75 us "
-                 "on 32 cores), which those rows contradict",
+                 "on 32 cores), which those rows contradict. Once per iteration of a coarse-tiling loop, not per "
+                 "SDSC of its body: the sweep's row softmax under coarse tiling grows ~2.9 us per iteration of 6 "
+                 "SDSCs at 32 cores (calibration/more_sweeps/softmax_row_tiling.csv, 2048 x 128-512 rows, tiles "
+                 "1-16); that source's untiled small rows (12.4 us for 5 SDSCs at 2048 x 128) want no barrier at "
+                 "all, in conflict with seed 000 (not resolved)",
        .before_calibration = 0.0},
 
       // address

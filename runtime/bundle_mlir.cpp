@@ -522,6 +522,7 @@ class Interpreter {
           SdscLaunch launch;
           launch.sdsc_file = op.sdsc_file;
           launch.line = op.line;
+          launch.loop_body = loop_body_;
           for (size_t i = 0; i < op.operands.size(); ++i) {
             launch.symbols[op.symbol_ids[i]] = value(env, op.operands[i], op.line);
           }
@@ -538,13 +539,16 @@ class Interpreter {
           // One scope for the whole loop: each iteration redefines the body's
           // values (SSA), so the previous iteration's are overwritten, not seen.
           std::map<std::string, int64_t> scope = env;
+          const int64_t enclosing_body = loop_body_;
           int64_t iv = lb;
           for (bool more = iv < ub; more; more = !__builtin_add_overflow(iv, step, &iv) && iv < ub) {
             if (++iterations_ > kMaxIterations)
               error(op.line, "more than " + std::to_string(kMaxIterations) + " scf.for iterations in all");
             scope[op.iv] = iv;
+            loop_body_ = iterations_;
             run(op.body, scope);
           }
+          loop_body_ = enclosing_body;
           break;
         }
         case Operation::Return:
@@ -558,6 +562,7 @@ class Interpreter {
   // Loops that launch nothing still take time: bound the interpretation too.
   static constexpr int64_t kMaxIterations = 1000000;
   int64_t iterations_ = 0;
+  int64_t loop_body_ = 0;  // the loop iteration being interpreted (SdscLaunch::loop_body)
 
   [[noreturn]] void error(int line, const std::string& msg) const { fail(file_, "line " + std::to_string(line), msg); }
 

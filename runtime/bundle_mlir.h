@@ -22,6 +22,10 @@ struct SdscLaunch {
   std::string sdsc_file;               // relative to the bundle directory
   std::map<int64_t, int64_t> symbols;  // symbol id -> value (start addresses)
   int line = 0;                        // of the sdsc_execute in bundle.mlir
+  // The iteration of the innermost scf.for it runs in (a number unique to
+  // that iteration; 0: not in a loop): launches of one loop-body iteration
+  // share it.
+  int64_t loop_body = 0;
 };
 
 struct BundleMlir {

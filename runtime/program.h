@@ -94,6 +94,7 @@ struct Kernel {
   std::shared_ptr<const Sdsc> sdsc;
   int bundle = 0;
   int launch_line = 0;                 // sdsc_execute line in bundle.mlir (0: none)
+  int64_t loop_body = 0;               // the scf.for iteration it runs in (SdscLaunch::loop_body; 0: none)
   std::string label;                   // sdsc file name as listed, e.g. "sdsc_3.json"
   std::vector<TensorBinding> tensors;  // by ldsIdx_
 };

@@ -55,6 +55,7 @@ struct Launch {
   std::map<int64_t, int64_t> symbols;
   int line = 0;
   std::string mlir;  // the IR file naming it ("" in a dump without IR)
+  int64_t loop_body = 0;
 };
 
 std::vector<Launch> list_launches(const fs::path& dir, const DeviceLimits& limits, bool& has_mlir) {
@@ -70,7 +71,8 @@ std::vector<Launch> list_launches(const fs::path& dir, const DeviceLimits& limit
       }
       return static_cast<int64_t>(i) * limits.segment_bytes;
     });
-    for (const auto& l : bundle.launches) launches.push_back({l.sdsc_file, l.symbols, l.line, mlir.string()});
+    for (const auto& l : bundle.launches)
+      launches.push_back({l.sdsc_file, l.symbols, l.line, mlir.string(), l.loop_body});
     if (bundle.launches.empty()) fail(mlir.string(), "", "the bundle launches no sdsc_execute");
   }
   if (has_mlir) return launches;
@@ -257,6 +259,7 @@ class Binder {
     kernel.sdsc = sdsc;
     kernel.bundle = bundle_;
     kernel.launch_line = launch.line;
+    kernel.loop_body = launch.loop_body;
     kernel.label = relocation_ && manifest_->bundles.size() > 1
                        ? program_.bundles[static_cast<size_t>(bundle_)].name + "/" + launch.file
                        : launch.file;
@@ -411,6 +414,13 @@ class Binder {
       if (h.address != b.hbm_base || h.role.empty()) continue;
       if (h.layout.same_bytes_as(b.layout) && h.format == t.format) return static_cast<int>(i);
       seen += (seen.empty() ? "" : ", ") + h.name + " " + h.layout.describe();
+    }
+    // A tile of a manifest tensor (coarse tiling: the loop's SDSCs address one
+    // tile of the whole buffer per iteration).
+    for (size_t i = 0; i < program_.host_tensors.size(); ++i) {
+      const HostTensor& h = program_.host_tensors[i];
+      if (h.role.empty() || h.format != t.format || b.hbm_base < h.address) continue;
+      if (b.layout.window_of(h.layout, b.hbm_base - h.address)) return static_cast<int>(i);
     }
     const int segment = static_cast<int>(b.hbm_base / limits_.segment_bytes);
     const int index = register_host_tensor(sdsc, launch, lds, b, segment, b.hbm_base % limits_.segment_bytes);

@@ -29,6 +29,12 @@ TensorLayout::TensorLayout(const std::vector<std::string>& dims_innermost_first,
   size_ = running;
 }
 
+int64_t TensorLayout::span_bytes() const {
+  int64_t last = 0;
+  for (const auto& d : dims_) last += (d.count - 1) * d.stride;
+  return last + stick_elems_ * elem_bytes_;
+}
+
 const LayoutDim* TensorLayout::find(const std::string& name) const {
   for (const auto& d : dims_) {
     if (d.name == name) return &d;
@@ -124,6 +130,30 @@ bool TensorLayout::same_bytes_as(const TensorLayout& other) const {
     return out;
   };
   return steps(dims_) == steps(other.dims_);
+}
+
+bool TensorLayout::window_of(const TensorLayout& whole, int64_t offset) const {
+  if (elem_bytes_ != whole.elem_bytes_ || stick_elems_ != whole.stick_elems_ || offset < 0) return false;
+  // (count, stride) of the dims that step, innermost first; a window's dim
+  // steps when its extent and gap together do.
+  std::vector<const LayoutDim*> mine, theirs;
+  for (const auto& d : dims_) {
+    if (d.count + d.gap > 1) mine.push_back(&d);
+  }
+  for (const auto& d : whole.dims_) {
+    if (d.count > 1) theirs.push_back(&d);
+  }
+  if (mine.size() != theirs.size()) return false;
+  int64_t rest = offset;
+  for (size_t k = mine.size(); k-- > 0;) {  // outermost first: the offset's coordinate along each dim
+    const LayoutDim& w = *mine[k];
+    const LayoutDim& t = *theirs[k];
+    if (w.stride != t.stride || w.stick != t.stick || w.count + w.gap != t.count) return false;
+    const int64_t origin = rest / t.stride;
+    rest %= t.stride;
+    if (origin + w.count > t.count) return false;
+  }
+  return rest == 0;
 }
 
 bool TensorLayout::same_bytes_reshaped(const TensorLayout& other) const {

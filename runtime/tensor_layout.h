@@ -49,6 +49,10 @@ class TensorLayout {
   // gap: what the tensor spans. data_bytes() counts only the sticks it holds.
   int64_t size_bytes() const { return size_; }
   int64_t data_bytes() const { return data_; }
+  // From the first byte to the end of the last stick: the bytes an access
+  // reaches (less than size_bytes() when a gap follows the last one: a tile
+  // of a larger buffer).
+  int64_t span_bytes() const;
   bool has_gaps() const { return data_ != size_; }
   int64_t stick_elems() const { return stick_elems_; }
   int elem_bytes() const { return elem_bytes_; }
@@ -78,6 +82,11 @@ class TensorLayout {
   // [out, y, x, mb] and [out, x, mb] with x mb flattened). Bytes alone cannot
   // tell a reshape from a transpose whose dims happen to be contiguous.
   bool same_bytes_reshaped(const TensorLayout& other) const;
+  // True when this layout is a box of `whole` starting `offset` bytes into it:
+  // the same element and stick size, the same strides, each dim's extent
+  // plus its back gap equal to the whole's, and the box inside the whole (a
+  // tile of a coarse-tiling loop, a view into a larger buffer).
+  bool window_of(const TensorLayout& whole, int64_t offset) const;
   // The tensor's sticks as contiguous byte runs from its first byte.
   std::vector<std::pair<int64_t, int64_t>> runs(size_t max_runs = 65536) const;
   // Outermost first, e.g. "[out:16 sticks][mb:512][64 x 2B]"; a gap shows as "[x:32+16]".

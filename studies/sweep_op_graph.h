@@ -25,8 +25,10 @@
 //   ctsum       y = a.sum(dim=0)
 //   softmax_row_tiling  y = softmax(a, dim=-1)
 // (torch-spyre's cost-model harness, tools/cost_model and profile_ops.py.)
-// ctsum and softmax_row_tiling rows with `tiles` > 1 ran under coarse tiling,
-// which `compile` does not produce: sweep_op_unsupported says so.
+// Rows with `tiles` > 1 ran under coarse tiling of dim 0 (the harness's
+// spyre_hint(num_tiles_per_dim=...)): the op runs as `tiles` loop iterations
+// over row tiles. Tiling ctsum's reduced dim is not compiled yet:
+// sweep_op_unsupported says so.
 
 #include <cstdint>
 #include <optional>
@@ -44,8 +46,10 @@ struct SweepProgram {
 };
 
 // The programs of one row, in order; nullopt for an op not listed above.
-std::optional<std::vector<SweepProgram>> sweep_op_programs(const std::string& op, int64_t rows, int64_t cols);
-// Why a row of a known op cannot be run as measured (coarse tiling: `tiles`
+// tiles > 1: every op coarse-tiled over dim 0 (the rows).
+std::optional<std::vector<SweepProgram>> sweep_op_programs(const std::string& op, int64_t rows, int64_t cols,
+                                                           int64_t tiles = 0);
+// Why a row of a known op cannot be run as measured (`tiles`: coarse-tiling
 // loop iterations in one bundle, 0 or 1 = not tiled); nullopt when it can.
 std::optional<std::string> sweep_op_unsupported(const std::string& op, int64_t tiles);
 // "add, addN, ..." for messages.

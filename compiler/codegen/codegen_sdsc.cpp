@@ -233,13 +233,20 @@ class SdscWriter {
             {"folds", {{"dim_prop_func", funcs}, {"dim_prop_attr", attrs}}}};
   }
 
-  Json allocate_node(size_t i) const {
+  Json allocate_node(size_t i) {
     const OperandInfo& info = operands_[i];
     const Operand& o = space_.operands[i];
     const Tensor& t = *info.tensor;
     const int64_t se = stick_elems(t.dtype);
-    const LayoutGeometry geo = layout_geometry(t.shape, t.layout, se, kStickBytes / se);
+    // A tiled tensor's tile sits in its whole buffer: offsets step by the
+    // whole tensor's strides, and the start advances one tile per iteration.
+    const LayoutGeometry geo = layout_geometry(t.full_shape(), t.layout, se, kStickBytes / se);
     const bool lx = t.in_lx;
+    const bool tiled = !lx && t.tiles > 1;
+    if (tiled && t.tile_dim == t.layout.stick)
+      fail("", g_.describe(op_), "coarse tiling along '" + t.name + "''s stick dim is not supported");
+    const int64_t advance =
+        tiled ? t.shape[static_cast<size_t>(t.tile_dim)] * geo.stride[static_cast<size_t>(t.tile_dim)] : 0;
     const int64_t base = lx ? t.lx_address : tensor_address(g_, o.tensor, op_.bundle, options_);
     Json data = Json::object();
     for (int64_t c = 0; c < cores_; ++c) {
@@ -255,7 +262,13 @@ class SdscWriter {
         const int64_t origin = idx[it] * per_core_elems(space_.dims[it], slices_[it]);
         offset += (static_cast<int>(j) == t.layout.stick ? origin / se : origin) * geo.stride[j];
       }
-      data[index_key({c, 0, 0})] = std::to_string(base + offset);
+      if (tiled) {
+        const int64_t symbol = -static_cast<int64_t>(loop_addresses_.size()) - 1;
+        loop_addresses_.push_back({symbol, base + offset, advance});
+        data[index_key({c, 0, 0})] = std::to_string(symbol);
+      } else {
+        data[index_key({c, 0, 0})] = std::to_string(base + offset);
+      }
     }
     Json coords = Json::object();
     for (size_t k = 0; k < info.layout_dims.size(); ++k) coords[info.layout[k]] = coord_info(i, info.layout_dims[k]);
@@ -273,6 +286,16 @@ class SdscWriter {
                                        Json{{"Const", Json::object()}}})},
         {"dim_prop_attr", Json::array({fold(cores_, "core"), fold(1, "corelet"), fold(1, "time")})},
         {"data_", data}};
+    if (tiled) {
+      node["isStartAddrSymbolic_"] = 1;
+      // The rest of the whole tensor along the tiled dim, so the other dims'
+      // strides are the whole buffer's.
+      for (size_t k = 0; k < info.layout_dims.size(); ++k) {
+        if (info.layout_dims[k] != t.tile_dim) continue;
+        const int64_t gap = t.full_shape()[static_cast<size_t>(t.tile_dim)] - t.shape[static_cast<size_t>(t.tile_dim)];
+        node["backGapCore_"] = {{info.layout[k], {{"-1", gap}}}};
+      }
+    }
     node["coordinates_"] = {{"coordInfo", coords}, {"coreIdToWkSlice_", Json::object()}};
     return node;
   }
@@ -319,6 +342,9 @@ class SdscWriter {
   int64_t cores_ = 1;
   DataFormat format_ = DataFormat::Dl16;
   std::vector<OperandInfo> operands_;
+
+ public:
+  std::vector<LoopAddress> loop_addresses_;  // filled by write()
 };
 
 }  // namespace
@@ -340,8 +366,12 @@ int64_t tensor_address(const Graph& g, int tensor, int bundle, const CompileOpti
   return segment * options.device.segment_bytes + root.buffer_offset + t.view_offset;
 }
 
-Json sdsc_json(const Graph& graph, int op_index, int index, const CompileOptions& options) {
-  return SdscWriter(graph, op_index, index, options).write();
+Json sdsc_json(const Graph& graph, int op_index, int index, const CompileOptions& options,
+               std::vector<LoopAddress>* loop_addresses) {
+  SdscWriter writer(graph, op_index, index, options);
+  Json sdsc = writer.write();
+  if (loop_addresses) *loop_addresses = std::move(writer.loop_addresses_);
+  return sdsc;
 }
 
 }  // namespace spyre::compiler

@@ -19,10 +19,43 @@ std::string bundle_dir(const Graph& g, size_t b) {
   return g.bundles.size() == 1 ? "" : "bundle_" + std::to_string(b) + "/";
 }
 
-std::string bundle_mlir(size_t count) {
+// The bundle's SDSCs in order; consecutive ops of one coarse-tiling loop
+// (Op::loop_trips) run inside an scf.for whose iteration variable advances
+// their tiled tensors' start addresses (torch-spyre's LoopSpec codegen).
+std::string bundle_mlir(const Graph& g, const std::vector<int>& ops,
+                        const std::vector<std::vector<LoopAddress>>& addresses) {
   std::string text = "module {\n\tfunc.func @sdsc_bundle() {\n";
-  for (size_t i = 0; i < count; ++i)
-    text += "\t\tsdscbundle.sdsc_execute () {sdsc_filename=\"sdsc_" + std::to_string(i) + ".json\"}\n";
+  bool constants = false;
+  int loops = 0;
+  for (size_t i = 0; i < ops.size();) {
+    const int64_t trips = g.ops[static_cast<size_t>(ops[i])].loop_trips;
+    size_t end = i + 1;
+    while (trips > 1 && end < ops.size() && g.ops[static_cast<size_t>(ops[end])].loop_trips == trips) ++end;
+    std::string indent = "\t\t";
+    const std::string iv = "%i" + std::to_string(loops);
+    if (trips > 1) {
+      if (!constants) text += "\t\t%c0 = arith.constant 0 : index\n\t\t%c1 = arith.constant 1 : index\n";
+      constants = true;
+      const std::string bound = "%trips" + std::to_string(loops);
+      text += "\t\t" + bound + " = arith.constant " + std::to_string(trips) + " : index\n";
+      text += "\t\tscf.for " + iv + " = %c0 to " + bound + " step %c1 {\n";
+      indent += "\t";
+      ++loops;
+    }
+    for (; i < end; ++i) {
+      std::string operands, ids;
+      for (const LoopAddress& a : addresses[i]) {
+        const std::string value = "%a" + std::to_string(i) + "_" + std::to_string(-a.symbol);
+        text += indent + value + " = affine.apply affine_map<(d0) -> (d0 * " + std::to_string(a.advance) + " + " +
+                std::to_string(a.start) + ")>(" + iv + ")\n";
+        operands += (operands.empty() ? "" : ", ") + value;
+        ids += (ids.empty() ? "" : ", ") + std::to_string(a.symbol);
+      }
+      text += indent + "sdscbundle.sdsc_execute (" + operands + ") {sdsc_filename=\"sdsc_" + std::to_string(i) +
+              ".json\"" + (ids.empty() ? "" : ", symbol_ids=[" + ids + "]") + "}\n";
+    }
+    if (trips > 1) text += "\t\t}\n";
+  }
   return text + "\t\treturn\n\t}\n}\n";
 }
 
@@ -35,14 +68,16 @@ Json tensor_entry(const Graph& g, int t) {
   e["role"] = role_name(tensor.role);
   e["dtype"] = dtype_name(tensor.dtype);
   e["device_format"] = data_format_name(device_format(tensor.dtype));
-  e["shape"] = tensor.shape;
+  // A tiled tensor's buffer holds the whole tensor; the loop's SDSCs address its tiles.
+  const Shape shape = tensor.full_shape();
+  e["shape"] = shape;
   if (!tensor.host_shape.empty()) e["host_shape"] = tensor.host_shape;
   e["storage"] = root.name;
   e["buffer"] = g.buffers[static_cast<size_t>(root.buffer)].name;
   e["offset"] = root.buffer_offset + tensor.view_offset;
   e["layout"] = {{"order", tensor.layout.order}, {"stick", tensor.layout.stick}};
-  e["device_size"] = device_size(tensor.shape, tensor.layout, se);
-  e["bytes"] = layout_geometry(tensor.shape, tensor.layout, se, kStickBytes / se).bytes;
+  e["device_size"] = device_size(shape, tensor.layout, se);
+  e["bytes"] = layout_geometry(shape, tensor.layout, se, kStickBytes / se).bytes;
   if (tensor.role == Role::Constant) e["value"] = tensor.value;
   return e;
 }
@@ -114,9 +149,12 @@ std::map<std::string, std::string> program_files(const Graph& g, const CompileOp
   for (size_t b = 0; b < g.bundles.size(); ++b) {
     const std::string dir = bundle_dir(g, b);
     const auto& ops = g.bundles[b].ops;
-    for (size_t i = 0; i < ops.size(); ++i)
-      files[dir + "sdsc_" + std::to_string(i) + ".json"] = dump(sdsc_json(g, ops[i], static_cast<int>(i), options));
-    files[dir + "bundle.mlir"] = bundle_mlir(ops.size());
+    std::vector<std::vector<LoopAddress>> addresses(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      files[dir + "sdsc_" + std::to_string(i) + ".json"] =
+          dump(sdsc_json(g, ops[i], static_cast<int>(i), options, &addresses[i]));
+    }
+    files[dir + "bundle.mlir"] = bundle_mlir(g, ops, addresses);
   }
   files["program.json"] = dump(program_manifest(g, options));
   return files;

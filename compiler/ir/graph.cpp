@@ -74,6 +74,12 @@ int64_t Tensor::elements() const {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
+Shape Tensor::full_shape() const {
+  Shape full = shape;
+  if (tiles > 1) full[static_cast<size_t>(tile_dim)] *= tiles;
+  return full;
+}
+
 int Graph::find(const std::string& name) const {
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (tensors[i].name == name) return static_cast<int>(i);
@@ -309,6 +315,12 @@ Graph parse_graph(const Json& document, const std::string& file) {
     op.inputs = tensor_refs(g, node.at("inputs"), false);
     op.outputs = tensor_refs(g, node.at("outputs"), true);
     if (auto attrs = node.find("attrs")) op.attrs = attrs->raw();
+    if (auto tile = node.find("coarse_tile")) {
+      if (!tile->is_object()) tile->error("expected an object {\"dim\": D, \"tiles\": K}");
+      op.coarse_tile.dim = static_cast<int>(tile->at("dim").as_int());
+      op.coarse_tile.tiles = tile->at("tiles").as_int();
+      if (op.coarse_tile.tiles < 1) tile->at("tiles").error("a tile count must be at least 1");
+    }
     const std::string out = op.outputs.empty() ? "" : " '" + g.tensors[static_cast<size_t>(op.outputs[0])].name + "'";
     op.origin = "$.ops[" + std::to_string(i) + "] " + op.type + out;
     g.ops.push_back(op);

@@ -46,6 +46,14 @@ struct Tensor {
   bool in_lx = false;               // LX placement (LX planning)
   int64_t lx_address = 0;
   int clone_of = -1;  // an LX clone of a graph input (clone_input_nodes): that input
+  // Coarse tiling (coarse_tiling.cpp): a graph input or output of a tiled op
+  // whose HBM buffer holds `tiles` tiles of `shape` along `tile_dim`; loop
+  // iteration i reads or writes tile i. 0: not tiled.
+  int64_t tiles = 0;
+  int tile_dim = -1;
+
+  // The whole tensor a tiled tensor's buffer holds (`shape` when not tiled).
+  Shape full_shape() const;
 
   int64_t elements() const;
   bool is_host_visible() const { return role != Role::Intermediate; }
@@ -77,6 +85,15 @@ struct Op {
   std::string lx_chain;
   bool inserted = false;  // added by a pass (restickify, view copy)
   int bundle = 0;
+  // Coarse tiling. The model op's hint (torch-spyre's spyre_hint
+  // num_tiles_per_dim): run it as `tiles` loop iterations over `dim` of its
+  // output. After the coarse_tiling pass, loop_trips is the trip count of
+  // the scf.for loop the op runs in (0: not in a loop).
+  struct CoarseTile {
+    int dim = 0;
+    int64_t tiles = 0;
+  } coarse_tile;
+  int64_t loop_trips = 0;
 };
 
 // A region of device memory the runtime allocates: one per host-visible

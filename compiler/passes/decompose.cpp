@@ -79,6 +79,7 @@ class Decomposer {
     op.outputs = {output};
     op.attrs = std::move(attrs);
     op.origin = origin_;
+    op.loop_trips = loop_trips_;
     out_.ops.push_back(std::move(op));
   }
 
@@ -193,6 +194,7 @@ class Decomposer {
   void lower(const Op& op) {
     const ModelOp* m = find_model_op(op.type);
     origin_ = model_.describe(op);
+    loop_trips_ = op.loop_trips;
     const int out = op.outputs[0];
     base_name_ = tensor(out).name;
     const DType dtype = tensor(op.inputs[0]).dtype;
@@ -290,6 +292,7 @@ class Decomposer {
   Graph out_;
   std::vector<int> uses_;
   std::string origin_, base_name_;
+  int64_t loop_trips_ = 0;  // the model op's coarse-tiling loop, for every op it becomes
 };
 
 }  // namespace

@@ -24,7 +24,7 @@ namespace {
 
 int64_t storage_bytes(const Tensor& t) {
   const int64_t se = stick_elems(t.dtype);
-  return layout_geometry(t.shape, t.layout, se, kStickBytes / se).bytes;
+  return layout_geometry(t.full_shape(), t.layout, se, kStickBytes / se).bytes;
 }
 
 void resolve_views(Graph& g) {

@@ -18,6 +18,10 @@ bool lx_chain_scoring(const CompileOptions& o) { return o.lx.enabled && o.bmm_by
 
 const std::vector<CompilerPass>& compiler_passes() {
   static const std::vector<CompilerPass> passes = {
+      {"coarse_tiling",
+       "ops with a coarse_tile hint run as scf.for iterations over tiles of a dim (torch-spyre's LoopSpec): tile-sized "
+       "operands, graph inputs read through a tile copy",
+       [](Graph& g, const CompileOptions&) { coarse_tiling(g); }},
       {"decompose",
        "model ops to SuperDSC ops and views, scalars to size-1 constants (torch-spyre's decompositions and lowerings)",
        [](Graph& g, const CompileOptions&) { decompose(g); }},

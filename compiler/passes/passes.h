@@ -19,6 +19,9 @@
 
 namespace spyre::compiler {
 
+// 0. Coarse tiling: ops with a coarse_tile hint become loop iterations over
+// tiles (tile-shaped operands, read copies of graph inputs; Op::loop_trips).
+void coarse_tiling(Graph& graph);
 // 1. Model ops -> device ops (SuperDSC opFuncNames) and views; scalars become
 // size-1 constant tensors.
 void decompose(Graph& graph);

@@ -44,7 +44,7 @@ struct Operand {
 };
 
 uint8_t* tensor_base(DeviceMemory& memory, const TensorBinding& b, int core) {
-  if (b.component == MemComponent::Hbm) return memory.hbm(b.hbm_base, b.layout.size_bytes());
+  if (b.component == MemComponent::Hbm) return memory.hbm(b.hbm_base, b.layout.span_bytes());
   if (b.relayout) return memory.relayout_buffer(core, &b, b.layout.size_bytes());
   return memory.lx(core, b.lx_address.at(core), b.layout.size_bytes());
 }

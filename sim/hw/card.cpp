@@ -99,8 +99,12 @@ void Card::run_kernel(size_t index, double launch_ns) {
   const double channel_busy_at_start = memory.counters().at(stats::kChannelBusyNs);
   for (const auto& cw : work.cores) cores[static_cast<size_t>(cw.core)]->start(&cw, kernel.label);
   if (remaining_ > 0) sc_core::wait(kernel_done_);
-  // The cores' barrier, whatever their number.
-  if (work.cores.size() > 1 && arch_.launch.barrier_ns > 0) sc_core::wait(ns(arch_.launch.barrier_ns));
+  // The cores' barrier, whatever their number; once per iteration of a
+  // coarse-tiling loop's body, whose SDSCs run back to back (launch.barrier_ns).
+  const bool body_continues = kernel.loop_body != 0 && index + 1 < program_.kernels.size() &&
+                              program_.kernels[index + 1].loop_body == kernel.loop_body;
+  if (work.cores.size() > 1 && arch_.launch.barrier_ns > 0 && !body_continues)
+    sc_core::wait(ns(arch_.launch.barrier_ns));
   // The run's written bytes reach LPDDR5 before the device work that follows it.
   if (protocol_.between_runs == BetweenRuns::kDeviceWork && index + 1 == program_.kernels.size())
     wait_until_ns(cache.flush());

@@ -73,12 +73,13 @@ TEST(PassTable, ListsThePipelineInTorchSpyresOrder) {
     names.emplace_back(p.name);
     EXPECT_NE(std::string(p.summary), "") << p.name;
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"decompose", "deadcode_elimination", "propagate_layouts", "insert_restickify",
-                                      "span_reduction", "work_distribution", "split_lx_chain", "lx_split_alignment",
-                                      "clone_input_nodes", "scratchpad_planning", "memory_planning"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"coarse_tiling", "decompose", "deadcode_elimination", "propagate_layouts",
+                                             "insert_restickify", "span_reduction", "work_distribution",
+                                             "split_lx_chain", "lx_split_alignment", "clone_input_nodes",
+                                             "scratchpad_planning", "memory_planning"}));
   EXPECT_EQ(test::error_of([] { find_compiler_pass("layouts", "--stop-after"); }),
-            "--stop-after layouts: unknown pass (passes: decompose, deadcode_elimination, propagate_layouts, "
+            "--stop-after layouts: unknown pass (passes: coarse_tiling, decompose, deadcode_elimination, "
+            "propagate_layouts, "
             "insert_restickify, span_reduction, "
             "work_distribution, split_lx_chain, lx_split_alignment, clone_input_nodes, scratchpad_planning, "
             "memory_planning)");
@@ -143,7 +144,7 @@ TEST(PassTable, PrintAfterAndStopAfterShowTheGraphBetweenPasses) {
       << skipped.output;
   const auto bad = test::run_cli("compile --workload softmax --print-after layout -o " + dir.file("out"));
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.output.find("spyre-sim: error: --print-after layout: unknown pass (passes: decompose, "),
+  EXPECT_NE(bad.output.find("spyre-sim: error: --print-after layout: unknown pass (passes: coarse_tiling, decompose, "),
             std::string::npos)
       << bad.output;
 }

@@ -55,6 +55,37 @@ module {
   EXPECT_EQ(b.launches[2].line, 13);
 }
 
+// Launches of one loop-body iteration share a number the card uses to
+// synchronize the cores once per iteration; outside loops it is 0.
+TEST(BundleMlir, LaunchesKnowTheLoopIterationTheyRunIn) {
+  const std::string text = R"(
+module {
+  func.func @f() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    sdscbundle.sdsc_execute () {sdsc_filename="sdsc_0.json"}
+    scf.for %i = %c0 to %c2 step %c1 {
+      sdscbundle.sdsc_execute () {sdsc_filename="sdsc_1.json"}
+      scf.for %j = %c0 to %c2 step %c1 {
+        sdscbundle.sdsc_execute () {sdsc_filename="sdsc_2.json"}
+      }
+      sdscbundle.sdsc_execute () {sdsc_filename="sdsc_3.json"}
+    }
+    return
+  }
+}
+)";
+  const BundleMlir b = parse_bundle_mlir(text, "bundle.mlir", [](size_t) { return int64_t{0}; });
+  ASSERT_EQ(b.launches.size(), 9u);  // 0, then twice: 1, 2, 2, 3
+  EXPECT_EQ(b.launches[0].loop_body, 0);
+  EXPECT_NE(b.launches[1].loop_body, 0);
+  EXPECT_EQ(b.launches[1].loop_body, b.launches[4].loop_body);  // sdsc_1 and sdsc_3 of the first iteration
+  EXPECT_NE(b.launches[2].loop_body, b.launches[1].loop_body);  // the inner loop's own iterations
+  EXPECT_NE(b.launches[2].loop_body, b.launches[3].loop_body);
+  EXPECT_NE(b.launches[5].loop_body, b.launches[1].loop_body);  // the second outer iteration
+}
+
 std::string mlir_error(const std::string& body) {
   const std::string text = "module {\n  func.func @f() {\n" + body + "\n    return\n  }\n}\n";
   return test::error_of([&] { parse_bundle_mlir(text, "bundle.mlir", segment); });

@@ -78,6 +78,24 @@ TEST(TensorLayout, BackGapsWidenTheNextStride) {
   EXPECT_EQ(wide.find("mb")->stride, 4 * 128);
 }
 
+// A tile of a coarse-tiling loop: rows [64 i, 64 i + 64) of a (256, 512)
+// tensor in the default layout are 64 rows of each stick column, the rest of
+// the rows a gap. It is a window of the whole tensor at row offsets only.
+TEST(TensorLayout, ATileWithItsGapIsAWindowOfTheWholeTensor) {
+  TensorLayout whole({"mb", "out"}, {{"mb", 256}, {"out", 512}}, "out", 64, 2);
+  TensorLayout tile({"r", "c"}, {{"r", 64}, {"c", 512}}, "c", 64, 2, {{"r", 192}});
+  EXPECT_EQ(tile.find("c")->stride, 256 * 128);
+  EXPECT_EQ(tile.span_bytes(), 7 * 256 * 128 + 64 * 128);  // to the last stick of the last column
+  EXPECT_LT(tile.span_bytes(), tile.size_bytes());
+  EXPECT_TRUE(tile.window_of(whole, 0));
+  EXPECT_TRUE(tile.window_of(whole, 192 * 128));   // the last tile
+  EXPECT_FALSE(tile.window_of(whole, 193 * 128));  // would run past the rows
+  EXPECT_FALSE(tile.window_of(whole, 64));         // not at a stick
+  TensorLayout dense({"r", "c"}, {{"r", 64}, {"c", 512}}, "c", 64, 2);
+  EXPECT_FALSE(dense.window_of(whole, 0));  // other strides
+  EXPECT_EQ(whole.span_bytes(), whole.size_bytes());
+}
+
 TEST(Program, ViewsIntoOneFusedQkvBufferInterleave) {
   // sdpa reads q, k and v as three views of the QKV projection's output: each
   // start address is the buffer plus the view's head offset, each layout has

@@ -1,0 +1,113 @@
+// Coarse tiling (compiler/passes/coarse_tiling.cpp): an op hinted with
+// coarse_tile runs as scf.for iterations over tiles in one bundle, as
+// torch-spyre's LoopSpec does; the card runs every iteration on its tile of
+// the whole buffers and the values match the untiled reference.
+
+#include <gtest/gtest.h>
+
+#include "compiler/compile_job.h"
+#include "sim/run_bundle.h"
+#include "test_support.h"
+
+namespace spyre {
+namespace {
+
+std::string softmax_graph(int64_t rows, int64_t cols, const std::string& tile) {
+  return R"({"name": "sm", "tensors": [{"name": "x", "shape": [)" + std::to_string(rows) + ", " + std::to_string(cols) +
+         R"(], "dtype": "float16", "role": "input"}, {"name": "y", "role": "output"}],
+  "ops": [{"op": "softmax", "inputs": ["x"], "outputs": ["y"], "attrs": {"dim": -1})" +
+         (tile.empty() ? "" : R"(, "coarse_tile": )" + tile) + "}]}";
+}
+
+struct Tiled {
+  compiler::CompileOutcome compiled;
+  sim::RunOutcome run;
+};
+
+Tiled compile_and_run(const test::TempDir& dir, const std::string& graph, bool lx_planning,
+                      std::vector<std::string> arch_overrides = {}) {
+  compiler::CompileJob job;
+  job.graph_path = dir.file("g.json");
+  test::write_text(job.graph_path, graph);
+  job.output_dir = dir.file("program");
+  job.emit_io_dir = dir.file("io");
+  job.options.lx.enabled = lx_planning;
+  Tiled t;
+  t.compiled = compiler::run_compile_job(job);
+  sim::RunOptions run;
+  run.bundle = job.output_dir;
+  run.inputs_dir = dir.file("io/inputs");
+  run.expect_dir = dir.file("io/reference");
+  run.arch_overrides = std::move(arch_overrides);
+  t.run = sim::run_bundle(run);
+  return t;
+}
+
+void expect_correct(const sim::RunReport& report) {
+  ASSERT_EQ(report.comparisons.size(), 1u);
+  EXPECT_TRUE(report.comparisons[0].passed) << report.comparisons[0].mismatches << " off";
+  EXPECT_TRUE(report.hazards.empty()) << report.hazards.front().detail;
+  test::expect_invariants_hold(report, "tiled softmax");
+}
+
+TEST(CoarseTiling, RowSoftmaxRunsAsLoopIterationsOverItsTiles) {
+  test::TempDir dir;
+  const Tiled t = compile_and_run(dir, softmax_graph(256, 512, R"({"dim": 0, "tiles": 4})"), true);
+  expect_correct(t.run.report);
+  // One loop of 4 iterations: a read copy of the input tile and the 5 softmax stages.
+  const std::string mlir = test::read_text(dir.file("program/bundle.mlir"));
+  EXPECT_NE(mlir.find("%trips0 = arith.constant 4 : index"), std::string::npos) << mlir;
+  EXPECT_NE(mlir.find("scf.for %i0 = %c0 to %trips0 step %c1 {"), std::string::npos) << mlir;
+  ASSERT_EQ(t.run.report.kernels.size(), 24u);
+  EXPECT_EQ(t.run.report.kernels[0].op, "identity");
+  EXPECT_EQ(t.run.report.kernels[6].op, "identity");
+  // The tiles fit LX: the input is read once and the output written once.
+  EXPECT_EQ(t.run.report.hbm_read_bytes, 256 * 512 * 2);
+  EXPECT_EQ(t.run.report.hbm_write_bytes, 256 * 512 * 2);
+}
+
+TEST(CoarseTiling, WithoutLxPlanningTheTilesGoThroughHbm) {
+  test::TempDir dir;
+  const Tiled t = compile_and_run(dir, softmax_graph(128, 256, R"({"dim": 0, "tiles": 2})"), false);
+  expect_correct(t.run.report);
+  EXPECT_EQ(t.run.report.kernels.size(), 12u);
+  EXPECT_GT(t.run.report.hbm_write_bytes, 128 * 256 * 2);  // the read copies and the intermediates
+}
+
+// The cores synchronize once per loop iteration, not after every SDSC of it
+// (launch.barrier_ns; softmax_row_tiling rows, docs/calibration.md).
+TEST(CoarseTiling, TheLoopBodyPaysOneBarrierPerIteration) {
+  test::TempDir a, b;
+  const std::string graph = softmax_graph(256, 512, R"({"dim": 0, "tiles": 4})");
+  const double without = compile_and_run(a, graph, true, {"launch.barrier_ns=0"}).run.report.latency_us;
+  const double with = compile_and_run(b, graph, true, {"launch.barrier_ns=10000"}).run.report.latency_us;
+  EXPECT_NEAR(with - without, 4 * 10.0, 1e-3);
+}
+
+std::string compile_error(const std::string& graph) {
+  test::TempDir dir;
+  return test::error_of([&] { compile_and_run(dir, graph, true); });
+}
+
+TEST(CoarseTiling, HintsItCannotCompileGetOneLine) {
+  EXPECT_NE(compile_error(softmax_graph(96, 128, R"({"dim": 0, "tiles": 5})"))
+                .find("$.ops[0] softmax 'y': coarse_tile.tiles 5 does not divide dim 0 of its output (size 96)"),
+            std::string::npos);
+  EXPECT_NE(compile_error(softmax_graph(96, 128, R"({"dim": 2, "tiles": 2})"))
+                .find("coarse_tile.dim 2 is not a dim of its output (rank 2)"),
+            std::string::npos);
+  EXPECT_NE(compile_error(softmax_graph(96, 128, R"({"dim": 1, "tiles": 2})"))
+                .find("coarse tiling along 'x''s stick dim is not supported"),
+            std::string::npos);
+  EXPECT_NE(compile_error(softmax_graph(96, 128, "3")).find("g.json: $.ops[0].coarse_tile: expected an object"),
+            std::string::npos);
+  // Tiling the reduced dim of a reduction needs torch-spyre's fill and combine kernels.
+  const std::string sum = R"({"tensors": [{"name": "x", "shape": [96, 128], "role": "input"}, {"name": "y",
+    "role": "output"}], "ops": [{"op": "sum", "inputs": ["x"], "outputs": ["y"], "attrs": {"dim": 0, "keepdim": true},
+    "coarse_tile": {"dim": 0, "tiles": 2}}]})";
+  EXPECT_NE(compile_error(sum).find("does not run along it (tiling a reduced dim needs torch-spyre's fill and combine"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace spyre
