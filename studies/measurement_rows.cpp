@@ -247,7 +247,7 @@ TableEntry sweep_entry(const CsvTable& table, size_t r, const TableOptions& opti
   if (failed_measurement(table, r))
     return {std::nullopt, {table.line(r), op, "the measurement failed (column failed)"}};
   const int64_t tiles = table.text(r, "tiles").empty() ? 0 : table.integer(r, "tiles", 0);
-  if (const auto why = sweep_op_unsupported(op, tiles)) return {std::nullopt, {table.line(r), op, *why}};
+  if (const auto why = sweep_op_unsupported(op)) return {std::nullopt, {table.line(r), op, *why}};
   auto programs = sweep_op_programs(op, table.integer(r, "rows", 1), table.integer(r, "cols", 1), tiles);
   if (!programs)
     return {std::nullopt, {table.line(r), op, "no graph for this op (validate runs " + sweep_op_names() + ")"}};

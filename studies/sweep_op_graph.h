@@ -27,8 +27,7 @@
 // (torch-spyre's cost-model harness, tools/cost_model and profile_ops.py.)
 // Rows with `tiles` > 1 ran under coarse tiling of dim 0 (the harness's
 // spyre_hint(num_tiles_per_dim=...)): the op runs as `tiles` loop iterations
-// over row tiles. Tiling ctsum's reduced dim is not compiled yet:
-// sweep_op_unsupported says so.
+// over row tiles (for ctsum, the dim it reduces).
 
 #include <cstdint>
 #include <optional>
@@ -49,9 +48,8 @@ struct SweepProgram {
 // tiles > 1: every op coarse-tiled over dim 0 (the rows).
 std::optional<std::vector<SweepProgram>> sweep_op_programs(const std::string& op, int64_t rows, int64_t cols,
                                                            int64_t tiles = 0);
-// Why a row of a known op cannot be run as measured (`tiles`: coarse-tiling
-// loop iterations in one bundle, 0 or 1 = not tiled); nullopt when it can.
-std::optional<std::string> sweep_op_unsupported(const std::string& op, int64_t tiles);
+// Why a row of a known op cannot be run as measured; nullopt when it can.
+std::optional<std::string> sweep_op_unsupported(const std::string& op);
 // "add, addN, ..." for messages.
 std::string sweep_op_names();
 

@@ -51,6 +51,9 @@ struct Tensor {
   // iteration i reads or writes tile i. 0: not tiled.
   int64_t tiles = 0;
   int tile_dim = -1;
+  // Coarse tiling of a reduced dim: the accumulator a fill initializes and
+  // the loop's combine reads; it is the bytes of this (output) tensor.
+  int accumulates_into = -1;
 
   // The whole tensor a tiled tensor's buffer holds (`shape` when not tiled).
   Shape full_shape() const;

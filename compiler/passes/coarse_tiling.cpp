@@ -15,13 +15,18 @@
 //     carry the tile shape plus `tiles`, and each iteration's SDSCs address
 //     tile i of them (codegen: symbolic start addresses that bundle.mlir
 //     advances by one tile per iteration, backGapCore_ for the rest).
-// Supported: tiling an output dim of one op whose tiled operands are graph
-// inputs and outputs. Tiling a reduced dim (torch-spyre adds a fill before
-// the loop and a combine kernel in it) and loops over chains of ops are
+//   - Tiling the dim a sum reduces (torch-spyre's flat reduction tiling): a
+//     fill (identity of a 0 constant) initializes the output before the
+//     loop; each iteration sums its tile into a partial and a combine (add)
+//     accumulates it into the output in place (Tensor::accumulates_into).
+// Supported: one op whose tiled operands are graph inputs and outputs; the
+// hint's dim is a dim of its first input. Loops over chains of ops, tiling
+// the stick dim, and reductions other than sum over the tiled dim are
 // refused with the reason.
 
 #include <algorithm>
 
+#include "compiler/ir/model_ops.h"
 #include "compiler/passes/passes.h"
 #include "runtime/error.h"
 
@@ -39,92 +44,159 @@ class CoarseTiler {
  public:
   CoarseTiler(Graph& g, size_t op_index) : g_(g), index_(op_index), where_(g.describe(g.ops[op_index])) {}
 
-  // Returns the ops that replace the model op: one copy per tiled graph input, then the op.
+  // The ops that replace the model op, in order.
   std::vector<Op> run() {
-    Op op = g_.ops[index_];
-    const int64_t tiles = op.coarse_tile.tiles;
-    const Shape& out_shape = g_.tensors[static_cast<size_t>(op.outputs[0])].shape;
-    const int rank = static_cast<int>(out_shape.size());
-    int dim = op.coarse_tile.dim;
-    if (dim < -rank || dim >= rank)
+    op_ = g_.ops[index_];
+    tiles_ = op_.coarse_tile.tiles;
+    const Shape& in_shape = g_.tensors[static_cast<size_t>(op_.inputs[0])].shape;
+    const int rank = static_cast<int>(in_shape.size());
+    dim_ = op_.coarse_tile.dim;
+    if (dim_ < -rank || dim_ >= rank)
       fail(
           "", where_,
-          "coarse_tile.dim " + std::to_string(dim) + " is not a dim of its output (rank " + std::to_string(rank) + ")");
-    if (dim < 0) dim += rank;
-    const int64_t size = out_shape[static_cast<size_t>(dim)];
-    for (int in : op.inputs) {
+          "coarse_tile.dim " + std::to_string(dim_) + " is not a dim of its input (rank " + std::to_string(rank) + ")");
+    if (dim_ < 0) dim_ += rank;
+    size_ = in_shape[static_cast<size_t>(dim_)];
+    if (size_ % tiles_ != 0)
+      fail("", where_,
+           "coarse_tile.tiles " + std::to_string(tiles_) + " does not divide dim " + std::to_string(dim_) +
+               " of its input (size " + std::to_string(size_) + ")");
+    const ModelOp* m = find_model_op(op_.type);
+    if (m && m->kind == ModelOpKind::Reduction &&
+        reduction_dims(op_.attrs, in_shape.size(), where_) == std::vector<int>{dim_})
+      return tile_reduced_dim();
+    return tile_output_dim();
+  }
+
+ private:
+  // The tiled dim runs through the op: every operand along it is tiled.
+  std::vector<Op> tile_output_dim() {
+    const Shape& out_shape = g_.tensors[static_cast<size_t>(op_.outputs[0])].shape;
+    for (int in : op_.inputs) {
       const Tensor& t = g_.tensors[static_cast<size_t>(in)];
-      if (t.shape.size() != out_shape.size() ||
-          (t.shape[static_cast<size_t>(dim)] != size && t.shape[static_cast<size_t>(dim)] != 1)) {
+      const int64_t along = t.shape.size() == out_shape.size() ? t.shape[static_cast<size_t>(dim_)] : -1;
+      if (out_shape[static_cast<size_t>(dim_)] != size_ || (along != size_ && along != 1)) {
         fail("", where_,
-             "coarse tiling over dim " + std::to_string(dim) + ": input '" + t.name + "' " + shape_text(t.shape) +
-                 " does not run along it (tiling a reduced dim needs torch-spyre's fill and combine kernels, "
-                 "which compile does not produce yet)");
+             "coarse tiling over dim " + std::to_string(dim_) + ": '" + t.name + "' " + shape_text(t.shape) +
+                 " and the output " + shape_text(out_shape) + " do not both run along it");
       }
     }
-    if (size % tiles != 0)
-      fail("", where_,
-           "coarse_tile.tiles " + std::to_string(tiles) + " does not divide dim " + std::to_string(dim) +
-               " of its output (size " + std::to_string(size) + ")");
     std::vector<Op> ops;
-    for (int& in : op.inputs) {
-      const Tensor& t = g_.tensors[static_cast<size_t>(in)];
-      if (t.shape[static_cast<size_t>(dim)] == 1) continue;  // broadcast along the tiled dim: the same every tile
-      if (t.role != Role::Input && t.role != Role::Weight)
-        fail("", where_,
-             "coarse tiling reads '" + t.name +
-                 "', which another op computes: a loop over a chain of "
-                 "ops is not compiled yet");
-      if (reads_of(g_, in) > 1)
-        fail("", where_, "coarse tiling: input '" + t.name + "' is read by other ops too; tile every reader or none");
-      tile(in, dim, tiles);
-      // The read copy: the tile, copied where the loop's ops read it.
-      Tensor copy = g_.tensors[static_cast<size_t>(in)];
-      copy.name = g_.unique_name(t.name + ".tile");
-      copy.role = Role::Intermediate;
-      copy.tiles = 0;
-      copy.tile_dim = -1;
-      copy.clone_of = in;  // an LX candidate as torch-spyre's read copies are
-      const int copied = g_.add_tensor(copy);
-      Op read;
-      read.type = "clone";
-      read.inputs = {in};
-      read.outputs = {copied};
-      read.origin = where_ + " (tile read copy)";
-      read.loop_trips = tiles;
-      ops.push_back(read);
-      in = copied;
+    for (int& in : op_.inputs) {
+      // An operand of size 1 along the tiled dim is the same for every tile.
+      if (g_.tensors[static_cast<size_t>(in)].shape[static_cast<size_t>(dim_)] == size_) in = read_copy(in, ops);
     }
-    const int out = op.outputs[0];
+    tile_output(op_.outputs[0]);
+    op_.loop_trips = tiles_;
+    ops.push_back(op_);
+    return ops;
+  }
+
+  // The tiled dim is the one the op reduces (torch-spyre's flat reduction
+  // tiling): a fill writes the reduction's identity into the output before
+  // the loop; each iteration reduces its tile into a partial result and a
+  // combine op adds it into the output in place.
+  std::vector<Op> tile_reduced_dim() {
+    if (op_.type != "sum")
+      fail("", where_, "coarse tiling of the dim " + op_.type + " reduces is not compiled yet (sum is)");
+    const int out = op_.outputs[0];
+    check_output(out);
+    std::vector<Op> ops;
+    // Fill: the identity value, broadcast over the output (torch-spyre: an
+    // identity of a constant scalar), into a tensor that shares its bytes.
+    Tensor zero;
+    zero.name = g_.unique_name(g_.tensors[static_cast<size_t>(out)].name + ".fill_value");
+    zero.shape = {1};
+    zero.dtype = g_.tensors[static_cast<size_t>(out)].dtype;
+    zero.role = Role::Constant;
+    zero.value = 0;
+    const int zero_id = g_.add_tensor(zero);
+    const int seed = add_like(out, ".accumulator");
+    g_.tensors[static_cast<size_t>(seed)].accumulates_into = out;
+    ops.push_back(loop_op("clone", {zero_id}, seed, 0, " (coarse tile fill)"));
+    // The loop: read copy, the op on the tile into a partial, the combine.
+    op_.inputs[0] = read_copy(op_.inputs[0], ops);
+    const int partial = add_like(out, ".partial");
+    op_.outputs = {partial};
+    op_.loop_trips = tiles_;
+    ops.push_back(op_);
+    ops.push_back(loop_op("add", {seed, partial}, out, tiles_, " (coarse tile combine)"));
+    return ops;
+  }
+
+  // A tiled graph input, read through a tile-sized copy inside the loop, as
+  // torch-spyre's read copies are; returns the copy.
+  int read_copy(int in, std::vector<Op>& ops) {
+    const Tensor& t = g_.tensors[static_cast<size_t>(in)];
+    if (t.role != Role::Input && t.role != Role::Weight)
+      fail("", where_,
+           "coarse tiling reads '" + t.name +
+               "', which another op computes: a loop over a chain of ops "
+               "is not compiled yet");
+    if (reads_of(g_, in) > 1)
+      fail("", where_, "coarse tiling: input '" + t.name + "' is read by other ops too; tile every reader or none");
+    tile(in);
+    const int copy = add_like(in, ".tile");
+    g_.tensors[static_cast<size_t>(copy)].clone_of = in;  // an LX candidate, as torch-spyre's read copies are
+    ops.push_back(loop_op("clone", {in}, copy, tiles_, " (tile read copy)"));
+    return copy;
+  }
+
+  void tile_output(int out) {
+    check_output(out);
+    tile(out);
+  }
+
+  void check_output(int out) const {
     const Tensor& y = g_.tensors[static_cast<size_t>(out)];
     if (y.role != Role::Output || reads_of(g_, out) > 0)
       fail("", where_,
            "coarse tiling writes '" + y.name +
                "', which other ops read: a loop over a chain of ops is "
                "not compiled yet");
-    tile(out, dim, tiles);
-    op.loop_trips = tiles;
-    ops.push_back(op);
-    return ops;
   }
 
- private:
+  // A new intermediate with the shape and dtype of `like`, named after it.
+  int add_like(int like, const std::string& suffix) {
+    Tensor t = g_.tensors[static_cast<size_t>(like)];
+    t.name = g_.unique_name(t.name + suffix);
+    t.role = Role::Intermediate;
+    t.tiles = 0;
+    t.tile_dim = -1;
+    return g_.add_tensor(t);
+  }
+
+  Op loop_op(const std::string& type, std::vector<int> inputs, int output, int64_t trips,
+             const std::string& what) const {
+    Op op;
+    op.type = type;
+    op.inputs = std::move(inputs);
+    op.outputs = {output};
+    op.origin = where_ + what;
+    op.loop_trips = trips;
+    return op;
+  }
+
   static std::string shape_text(const Shape& s) {
     std::string text = "[";
     for (size_t i = 0; i < s.size(); ++i) text += (i ? ", " : "") + std::to_string(s[i]);
     return text + "]";
   }
 
-  void tile(int tensor, int dim, int64_t tiles) {
+  void tile(int tensor) {
     Tensor& t = g_.tensors[static_cast<size_t>(tensor)];
-    t.shape[static_cast<size_t>(dim)] /= tiles;
-    t.tiles = tiles;
-    t.tile_dim = dim;
+    t.shape[static_cast<size_t>(dim_)] /= tiles_;
+    t.tiles = tiles_;
+    t.tile_dim = dim_;
   }
 
   Graph& g_;
   size_t index_;
   std::string where_;
+  Op op_;
+  int64_t tiles_ = 0;
+  int dim_ = 0;
+  int64_t size_ = 0;
 };
 
 }  // namespace

@@ -32,6 +32,9 @@ void resolve_views(Graph& g) {
     t.storage = -1;
     t.view_offset = 0;
   }
+  for (auto& t : g.tensors) {
+    if (t.accumulates_into >= 0) t.storage = t.accumulates_into;
+  }
   for (const Op& op : g.ops) {
     if (!is_view_op(op.type)) continue;
     const Tensor& in = g.tensors[static_cast<size_t>(op.inputs[0])];

@@ -168,12 +168,14 @@ void add_in_place_parents(const Graph& g, const TensorUses& u, Candidates& c) {
 }
 
 // Clones that stayed in HBM only add traffic: remove them (newest first, so
-// the tensors they added come off the end of the list).
+// the tensors they added come off the end of the list). A coarse-tiling
+// loop's read copies stay wherever LX planning put them, as torch-spyre's do.
 void remove_unplaced_clones(Graph& g, const Candidates& c) {
   for (int t = static_cast<int>(g.tensors.size()) - 1; t >= 0; --t) {
     if (!is_clone(g, t) || g.tensors[static_cast<size_t>(t)].in_lx) continue;
     auto op =
         std::find_if(g.ops.begin(), g.ops.end(), [&](const Op& o) { return !o.outputs.empty() && o.outputs[0] == t; });
+    if (op->loop_trips > 0) continue;
     const int source = op->inputs[0];
     g.ops.erase(op);
     for (auto& o : g.ops) {
