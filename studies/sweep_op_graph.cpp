@@ -54,13 +54,10 @@ compiler::Graph unary(const std::string& name, const std::string& type, int64_t 
 
 std::string sweep_op_names() {
   return "add, addN, addN_sep (N = 3..9), add_indep2, amax, bcast, bcastcol, mulbcast, neg, copy, gelu, read, sumrow, "
-         "write, ctsum, softmax_row_tiling";
+         "write, ctsum, softmax_row_tiling, cat0";
 }
 
-std::optional<std::string> sweep_op_unsupported(const std::string& op) {
-  if (op == "cat0") return "torch.cat has no graph op yet";
-  return std::nullopt;
-}
+std::optional<std::string> sweep_op_unsupported(const std::string&) { return std::nullopt; }
 
 namespace {
 
@@ -93,6 +90,15 @@ std::optional<std::vector<SweepProgram>> untiled_programs(const std::string& nam
   if (name == "ctsum") return std::vector<SweepProgram>{{unary(name, "sum", rows, cols, {{"dim", 0}})}};
   if (name == "softmax_row_tiling")
     return std::vector<SweepProgram>{{unary(name, "softmax", rows, cols, {{"dim", -1}})}};
+  if (name == "cat0") {
+    // torch.cat([x, x], 0) of one tensor repeated: Inductor's decomposition
+    // expands it (x.unsqueeze(0).expand(2, R, C), then a clone), one identity
+    // kernel writing [2, R, C] in its default layout; the host reads it as
+    // [2R, C], the same bytes.
+    return std::vector<SweepProgram>{{graph(name, {input("x", rows, cols), output("y")},
+                                            {op("unsqueeze", {"x"}, "x.copies", {{"dim", 0}}),
+                                             op("expand", {"x.copies"}, "y", {{"shape", {2, rows, cols}}})})}};
+  }
   if (name == "write") {
     return std::vector<SweepProgram>{
         {graph(name, {input("b", 1, cols), input("c", rows, 1), output("y")}, {op("add", {"b", "c"}, "y")})}};

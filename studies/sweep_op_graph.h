@@ -24,6 +24,9 @@
 //               outer sum that writes [rows, cols] from two small inputs
 //   ctsum       y = a.sum(dim=0)
 //   softmax_row_tiling  y = softmax(a, dim=-1)
+//   cat0        y = torch.cat([a, a], 0): an expand of a over a new leading
+//               dim of 2, materialized (Inductor's decomposition of a cat of
+//               one tensor repeated)
 // (torch-spyre's cost-model harness, tools/cost_model and profile_ops.py.)
 // Rows with `tiles` > 1 ran under coarse tiling of dim 0 (the harness's
 // spyre_hint(num_tiles_per_dim=...)): the op runs as `tiles` loop iterations

@@ -28,6 +28,9 @@ const std::vector<ModelOp>& composite_table() {
       {"linear", K::Linear, 2, 3, {}, ""},
       {"swiglu_mlp", K::SwigluMlp, 4, 4, {}, ""},
       {"attention", K::Attention, 3, 3, {"scale"}, ""},
+      // torch's expand, materialized: an identity reading its input broadcast
+      // (torch-spyre's clone of an expanded view, e.g. cat of one tensor repeated).
+      {"expand", K::Expand, 1, 1, {"shape"}, ""},
       // Views.
       {"reshape", K::View, 1, 1, {"shape"}, ""},
       {"view", K::View, 1, 1, {"shape"}, ""},
@@ -310,6 +313,25 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       }
       Shape out = q;
       out.back() = v.back();
+      return out;
+    }
+    case K::Expand: {
+      // torch.expand: new leading dims, size-1 dims grown, -1 keeps a dim.
+      const Shape& x = in[0];
+      if (!attrs.contains("shape") || !attrs["shape"].is_array()) fail("", where, "expand needs attribute 'shape'");
+      Shape out = attrs["shape"].get<Shape>();
+      if (out.size() < x.size())
+        fail("", where,
+             "expand to rank " + std::to_string(out.size()) + " of a rank-" + std::to_string(x.size()) + " tensor");
+      for (size_t i = 0; i < out.size(); ++i) {
+        const size_t lead = out.size() - x.size();
+        const int64_t have = i < lead ? 1 : x[i - lead];
+        if (out[i] == -1 && i >= lead) out[i] = have;
+        if (out[i] < 1 || (have != 1 && out[i] != have))
+          fail("", where,
+               "cannot expand dim " + std::to_string(i) + " of size " + std::to_string(have) + " to " +
+                   std::to_string(out[i]));
+      }
       return out;
     }
     case K::View: {

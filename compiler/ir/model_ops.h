@@ -26,6 +26,7 @@ enum class ModelOpKind {
   Linear,
   SwigluMlp,
   Attention,
+  Expand,
   View
 };
 

@@ -274,6 +274,18 @@ class Decomposer {
         attention(in[0], in[1], in[2], scale, out);
         return;
       }
+      case ModelOpKind::Expand: {
+        // The input at the output's rank (leading size-1 dims), read broadcast.
+        int x = in[0];
+        if (shape(x).size() < shape(out).size()) {
+          Shape padded(shape(out).size() - shape(x).size(), 1);
+          padded.insert(padded.end(), shape(x).begin(), shape(x).end());
+          x = temp("expand_input", padded, dtype);
+          emit("reshape", {in[0]}, x, {{"shape", padded}});
+        }
+        emit("identity", {x}, out);
+        return;
+      }
       case ModelOpKind::View: {
         if (op.type == "transpose" || op.type == "permute") {
           emit("permute", {in[0]}, out, {{"dims", view_permutation(a, op.type, shape(in[0]).size(), origin_)}});

@@ -56,6 +56,12 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
   EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["x"], "outputs": ["x"]})")),
             "g.json: $.ops[0] abs 'x': writes 'x', which is a graph input");
   EXPECT_EQ(graph_error(R"({"tensors": {}, "ops": []})"), "g.json: $.tensors: expected an array");
+  EXPECT_EQ(graph_error(graph(
+                x + "," + y, R"({"op": "expand", "inputs": ["x"], "outputs": ["y"], "attrs": {"shape": [2, 3, 64]}})")),
+            "g.json: $.ops[0] expand 'y': cannot expand dim 1 of size 4 to 3");
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "expand", "inputs": ["x"], "outputs": ["y"],
+            "attrs": {"shape": [64]}})")),
+            "g.json: $.ops[0] expand 'y': expand to rank 1 of a rank-2 tensor");
 }
 
 TEST(GraphFormat, MixedDtypesAndDeadInputsAreCompileErrors) {
