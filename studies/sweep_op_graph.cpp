@@ -54,7 +54,8 @@ compiler::Graph unary(const std::string& name, const std::string& type, int64_t 
 
 std::string sweep_op_names() {
   return "add, addN, addN_sep (N = 3..9), add_indep2, amax, bcast, bcastcol, mulbcast, neg, copy, gelu, read, sumrow, "
-         "write, ctsum, softmax_row_tiling, cat0";
+         "write, ctsum, ctamax, ctamin, softmax_row_tiling, cat0, cat1, relu, sigmoid, exp, mul, sumcol, mean, "
+         "transpose";
 }
 
 std::optional<std::string> sweep_op_unsupported(const std::string&) { return std::nullopt; }
@@ -82,14 +83,35 @@ std::optional<std::vector<SweepProgram>> untiled_programs(const std::string& nam
     return std::vector<SweepProgram>{{graph(name, {input("a", rows, cols), b, output("y")},
                                             {op(name == "mulbcast" ? "mul" : "add", {"a", "b"}, "y")})}};
   }
-  if (name == "neg" || name == "gelu") return std::vector<SweepProgram>{{unary(name, name, rows, cols)}};
+  if (name == "neg" || name == "gelu" || name == "relu" || name == "sigmoid" || name == "exp")
+    return std::vector<SweepProgram>{{unary(name, name, rows, cols)}};
+  if (name == "mul") {
+    return std::vector<SweepProgram>{
+        {graph(name, {input("a", rows, cols), input("b", rows, cols), output("y")}, {op("mul", {"a", "b"}, "y")})}};
+  }
   if (name == "copy") return std::vector<SweepProgram>{{unary(name, "add", rows, cols, {{"scalar", 1.0}})}};
   if (name == "read" || name == "sumrow") {
     return std::vector<SweepProgram>{{unary(name, "sum", rows, cols, {{"dim", -1}, {"keepdim", false}})}};
   }
-  if (name == "ctsum") return std::vector<SweepProgram>{{unary(name, "sum", rows, cols, {{"dim", 0}})}};
+  if (name == "ctsum" || name == "sumcol")
+    return std::vector<SweepProgram>{{unary(name, "sum", rows, cols, {{"dim", 0}})}};
+  if (name == "ctamax" || name == "ctamin")
+    return std::vector<SweepProgram>{{unary(name, name.substr(2), rows, cols, {{"dim", 0}})}};
+  if (name == "mean") return std::vector<SweepProgram>{{unary(name, "mean", rows, cols, {{"dim", -1}})}};
+  if (name == "transpose") {
+    // x.transpose(0, 1).contiguous(): the stick dim moves.
+    return std::vector<SweepProgram>{
+        {graph(name, {input("x", rows, cols), output("y")},
+               {op("transpose", {"x"}, "x.t", {{"dim0", 0}, {"dim1", 1}}), op("clone", {"x.t"}, "y")})}};
+  }
   if (name == "softmax_row_tiling")
     return std::vector<SweepProgram>{{unary(name, "softmax", rows, cols, {{"dim", -1}})}};
+  if (name == "cat1") {
+    // torch.cat([x, x], 1): x expanded over a new dim 1 of 2 ([R, 2, C], read as [R, 2C]).
+    return std::vector<SweepProgram>{{graph(name, {input("x", rows, cols), output("y")},
+                                            {op("unsqueeze", {"x"}, "x.copies", {{"dim", 1}}),
+                                             op("expand", {"x.copies"}, "y", {{"shape", {rows, 2, cols}}})})}};
+  }
   if (name == "cat0") {
     // torch.cat([x, x], 0) of one tensor repeated: Inductor's decomposition
     // expands it (x.unsqueeze(0).expand(2, R, C), then a clone), one identity

@@ -16,17 +16,20 @@
 //   bcast       y = a + b, b of shape [1, cols]
 //   bcastcol    y = a + b, b of shape [rows, 1]
 //   mulbcast    y = a * b, b of shape [1, cols]
-//   neg         y = -a
+//   neg         y = -a (relu, sigmoid, exp: the same with those)
+//   mul         y = a * b, both [rows, cols]
 //   copy        y = a + 1.0 (the harness's "copy" adds a scalar)
 //   gelu        y = gelu(a) (the erf form)
 //   read, sumrow  y = a.sum(dim=-1): the harness runs the same code for both
 //   write       y = b + c, b of shape [1, cols] and c of shape [rows, 1]: an
 //               outer sum that writes [rows, cols] from two small inputs
-//   ctsum       y = a.sum(dim=0)
+//   ctsum, sumcol  y = a.sum(dim=0) (ctamax, ctamin: amax, amin)
+//   mean        y = a.mean(dim=-1)
+//   transpose   y = a.transpose(0, 1).contiguous()
 //   softmax_row_tiling  y = softmax(a, dim=-1)
 //   cat0        y = torch.cat([a, a], 0): an expand of a over a new leading
 //               dim of 2, materialized (Inductor's decomposition of a cat of
-//               one tensor repeated)
+//               one tensor repeated); cat1 the same over a new dim 1
 // (torch-spyre's cost-model harness, tools/cost_model and profile_ops.py.)
 // Rows with `tiles` > 1 ran under coarse tiling of dim 0 (the harness's
 // spyre_hint(num_tiles_per_dim=...)): the op runs as `tiles` loop iterations

@@ -15,20 +15,23 @@
 //     carry the tile shape plus `tiles`, and each iteration's SDSCs address
 //     tile i of them (codegen: symbolic start addresses that bundle.mlir
 //     advances by one tile per iteration, backGapCore_ for the rest).
-//   - Tiling the dim a sum reduces (torch-spyre's flat reduction tiling): a
-//     fill (identity of a 0 constant) initializes the output before the
-//     loop; each iteration sums its tile into a partial and a combine (add)
-//     accumulates it into the output in place (Tensor::accumulates_into).
+//   - Tiling the dim a sum, amax or amin reduces (torch-spyre's flat
+//     reduction tiling): a fill (identity of a constant: the reduction's
+//     identity value) initializes the output before the loop; each
+//     iteration reduces its tile into a partial and a combine (add, maximum,
+//     minimum) folds it into the output in place (Tensor::accumulates_into).
 // Supported: one op whose tiled operands are graph inputs and outputs; the
 // hint's dim is a dim of its first input. Loops over chains of ops, tiling
-// the stick dim, and reductions other than sum over the tiled dim are
+// the stick dim, and other reductions over the tiled dim are
 // refused with the reason.
 
 #include <algorithm>
+#include <map>
 
 #include "compiler/ir/model_ops.h"
 #include "compiler/passes/passes.h"
 #include "runtime/error.h"
+#include "runtime/numerics.h"
 
 namespace spyre::compiler {
 
@@ -97,30 +100,35 @@ class CoarseTiler {
   // the loop; each iteration reduces its tile into a partial result and a
   // combine op adds it into the output in place.
   std::vector<Op> tile_reduced_dim() {
-    if (op_.type != "sum")
-      fail("", where_, "coarse tiling of the dim " + op_.type + " reduces is not compiled yet (sum is)");
+    // The combine and the fill's identity value per reduction (torch-spyre's
+    // _insert_combine_op); DLFloat16's largest finite value stands for infinity.
+    static const std::map<std::string, std::pair<std::string, float>> combines = {
+        {"sum", {"add", 0.0f}}, {"amax", {"maximum", -kDl16Max}}, {"amin", {"minimum", kDl16Max}}};
+    const auto combine = combines.find(op_.type);
+    if (combine == combines.end())
+      fail("", where_, "coarse tiling of the dim " + op_.type + " reduces is not compiled yet (sum, amax, amin are)");
     const int out = op_.outputs[0];
     check_output(out);
     std::vector<Op> ops;
     // Fill: the identity value, broadcast over the output (torch-spyre: an
     // identity of a constant scalar), into a tensor that shares its bytes.
-    Tensor zero;
-    zero.name = g_.unique_name(g_.tensors[static_cast<size_t>(out)].name + ".fill_value");
-    zero.shape = {1};
-    zero.dtype = g_.tensors[static_cast<size_t>(out)].dtype;
-    zero.role = Role::Constant;
-    zero.value = 0;
-    const int zero_id = g_.add_tensor(zero);
+    Tensor identity;
+    identity.name = g_.unique_name(g_.tensors[static_cast<size_t>(out)].name + ".fill_value");
+    identity.shape = {1};
+    identity.dtype = g_.tensors[static_cast<size_t>(out)].dtype;
+    identity.role = Role::Constant;
+    identity.value = combine->second.second;
+    const int identity_id = g_.add_tensor(identity);
     const int seed = add_like(out, ".accumulator");
     g_.tensors[static_cast<size_t>(seed)].accumulates_into = out;
-    ops.push_back(loop_op("clone", {zero_id}, seed, 0, " (coarse tile fill)"));
+    ops.push_back(loop_op("clone", {identity_id}, seed, 0, " (coarse tile fill)"));
     // The loop: read copy, the op on the tile into a partial, the combine.
     op_.inputs[0] = read_copy(op_.inputs[0], ops);
     const int partial = add_like(out, ".partial");
     op_.outputs = {partial};
     op_.loop_trips = tiles_;
     ops.push_back(op_);
-    ops.push_back(loop_op("add", {seed, partial}, out, tiles_, " (coarse tile combine)"));
+    ops.push_back(loop_op(combine->second.first, {seed, partial}, out, tiles_, " (coarse tile combine)"));
     return ops;
   }
 

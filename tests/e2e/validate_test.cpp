@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler/codegen/program_writer.h"
+#include "compiler/compiler.h"
+#include "compiler/reference/emit_io.h"
 #include "e2e_support.h"
+#include "sim/run_bundle.h"
 #include "studies/sweep_op_graph.h"
 #include "studies/validate_splits.h"
 
@@ -258,6 +262,45 @@ TEST(ValidateSweep, OpNamesBuildTheSweepsGraphs) {
   EXPECT_EQ(studies::sweep_op_programs("add_indep2", 64, 128)->at(0).graph.ops.size(), 2u);
   for (const char* unknown : {"add2", "add3_fused", "add10", "bmm_3d2d_k_tiling", "sub"})
     EXPECT_FALSE(studies::sweep_op_programs(unknown, 64, 128)) << unknown;
+}
+
+// Every streaming family of the harness (profile_ops.py) as the graph of what
+// it computes, and each compiles, runs and matches its reference: the
+// unaries, mul, column sums, means, transpose, cat along either dim, and the
+// coarse-tiled reductions of the reduced dim.
+TEST(ValidateSweep, TheHarnessFamiliesCompileRunAndMatchTheirReference) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> families = {{"relu", {"relu"}},
+                                                                                  {"sigmoid", {"sigmoid"}},
+                                                                                  {"exp", {"exp"}},
+                                                                                  {"mul", {"mul"}},
+                                                                                  {"sumcol", {"sum"}},
+                                                                                  {"mean", {"mean"}},
+                                                                                  {"transpose", {"transpose", "clone"}},
+                                                                                  {"cat1", {"unsqueeze", "expand"}},
+                                                                                  {"ctamax", {"amax"}},
+                                                                                  {"ctamin", {"amin"}}};
+  for (const auto& [family, ops] : families) {
+    const auto programs = studies::sweep_op_programs(family, 128, 256, family.rfind("ct", 0) == 0 ? 4 : 0);
+    ASSERT_TRUE(programs) << family;
+    std::vector<std::string> types;
+    for (const auto& op : programs->at(0).graph.ops) types.push_back(op.type);
+    EXPECT_EQ(types, ops) << family;
+    test::TempDir dir;
+    const compiler::Graph& model = programs->at(0).graph;
+    compiler::CompileOptions options;
+    options.lx.enabled = true;
+    const compiler::Graph device = compiler::compile(model, options);
+    compiler::write_program_dir(dir.file("out"), compiler::program_files(device, compiler::resolve_options(options)));
+    compiler::commit_io(compiler::stage_io(model, 3, dir.file("io")), dir.file("io"));
+    sim::RunOptions run;
+    run.bundle = dir.file("out");
+    run.inputs_dir = dir.file("io/inputs");
+    run.expect_dir = dir.file("io/reference");
+    const auto outcome = sim::run_bundle(run);
+    ASSERT_EQ(outcome.report.comparisons.size(), 1u) << family;
+    EXPECT_TRUE(outcome.report.comparisons[0].passed) << family;
+    EXPECT_TRUE(outcome.report.hazards.empty()) << family;
+  }
 }
 
 const std::string kSweepHeader = "op,rows,cols,cores,lx,kernel_us_median,failed\n";
