@@ -19,8 +19,8 @@ std::string bundle_dir(const Graph& g, size_t b) {
   return g.bundles.size() == 1 ? "" : "bundle_" + std::to_string(b) + "/";
 }
 
-// The bundle's SDSCs in order; consecutive ops of one coarse-tiling loop
-// (Op::loop_trips) run inside an scf.for whose iteration variable advances
+// The bundle's SDSCs in order; the ops of one coarse-tiling loop
+// (Op::loop_group, loop_trips) run inside an scf.for whose iteration variable advances
 // their tiled tensors' start addresses (torch-spyre's LoopSpec codegen).
 std::string bundle_mlir(const Graph& g, const std::vector<int>& ops,
                         const std::vector<std::vector<LoopAddress>>& addresses) {
@@ -28,9 +28,10 @@ std::string bundle_mlir(const Graph& g, const std::vector<int>& ops,
   bool constants = false;
   int loops = 0;
   for (size_t i = 0; i < ops.size();) {
-    const int64_t trips = g.ops[static_cast<size_t>(ops[i])].loop_trips;
+    const Op& first = g.ops[static_cast<size_t>(ops[i])];
+    const int64_t trips = first.loop_group >= 0 ? first.loop_trips : 0;
     size_t end = i + 1;
-    while (trips > 1 && end < ops.size() && g.ops[static_cast<size_t>(ops[end])].loop_trips == trips) ++end;
+    while (trips > 1 && end < ops.size() && g.ops[static_cast<size_t>(ops[end])].loop_group == first.loop_group) ++end;
     std::string indent = "\t\t";
     const std::string iv = "%i" + std::to_string(loops);
     if (trips > 1) {

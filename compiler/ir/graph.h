@@ -97,6 +97,7 @@ struct Op {
     int64_t tiles = 0;
   } coarse_tile;
   int64_t loop_trips = 0;
+  int loop_group = -1;  // the ops of one loop share it (-1: not in a loop)
 };
 
 // A region of device memory the runtime allocates: one per host-visible

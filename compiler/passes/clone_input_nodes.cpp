@@ -89,6 +89,10 @@ void clone_input_nodes(Graph& g, const CompileOptions& options) {
         if (in == static_cast<int>(t)) in = c;
       }
     }
+    // Placed before its first reader, inside that reader's coarse-tiling loop
+    // if it has one, so the loop's ops stay together.
+    clone.loop_trips = g.ops[static_cast<size_t>(readers.front())].loop_trips;
+    clone.loop_group = g.ops[static_cast<size_t>(readers.front())].loop_group;
     g.ops.insert(g.ops.begin() + readers.front(), clone);
   }
 }

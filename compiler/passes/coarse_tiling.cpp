@@ -22,10 +22,11 @@
 //     minimum) folds it into the output in place (Tensor::accumulates_into).
 // Supported: one op whose tiled operands are graph inputs and outputs; the
 // hint's dim is a dim of its first input. Loops over chains of ops, tiling
-// the stick dim, and other reductions over the tiled dim are
-// refused with the reason.
+// the stick dim, and other reductions over the tiled dim are refused with
+// the reason.
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "compiler/ir/model_ops.h"
@@ -101,9 +102,12 @@ class CoarseTiler {
   // combine op adds it into the output in place.
   std::vector<Op> tile_reduced_dim() {
     // The combine and the fill's identity value per reduction (torch-spyre's
-    // _insert_combine_op); DLFloat16's largest finite value stands for infinity.
-    static const std::map<std::string, std::pair<std::string, float>> combines = {
-        {"sum", {"add", 0.0f}}, {"amax", {"maximum", -kDl16Max}}, {"amin", {"minimum", kDl16Max}}};
+    // _insert_combine_op); the format's largest finite value stands for
+    // infinity (fp32 tensors compute in IEEE fp32, the others in DLFloat16).
+    const DType dtype = g_.tensors[static_cast<size_t>(op_.outputs[0])].dtype;
+    const float largest = dtype == DType::F32 ? std::numeric_limits<float>::max() : kDl16Max;
+    const std::map<std::string, std::pair<std::string, float>> combines = {
+        {"sum", {"add", 0.0f}}, {"amax", {"maximum", -largest}}, {"amin", {"minimum", largest}}};
     const auto combine = combines.find(op_.type);
     if (combine == combines.end())
       fail("", where_, "coarse tiling of the dim " + op_.type + " reduces is not compiled yet (sum, amax, amin are)");
@@ -139,8 +143,8 @@ class CoarseTiler {
     if (t.role != Role::Input && t.role != Role::Weight)
       fail("", where_,
            "coarse tiling reads '" + t.name +
-               "', which another op computes: a loop over a chain of ops "
-               "is not compiled yet");
+               "', which another op computes: a loop over a chain of ops is not "
+               "compiled yet");
     if (reads_of(g_, in) > 1)
       fail("", where_, "coarse tiling: input '" + t.name + "' is read by other ops too; tile every reader or none");
     tile(in);
@@ -160,8 +164,8 @@ class CoarseTiler {
     if (y.role != Role::Output || reads_of(g_, out) > 0)
       fail("", where_,
            "coarse tiling writes '" + y.name +
-               "', which other ops read: a loop over a chain of ops is "
-               "not compiled yet");
+               "', which other ops read: a loop over a chain of ops is not "
+               "compiled yet");
   }
 
   // A new intermediate with the shape and dtype of `like`, named after it.
@@ -216,7 +220,10 @@ void coarse_tiling(Graph& g) {
       ops.push_back(g.ops[o]);
       continue;
     }
-    for (Op& op : CoarseTiler(g, o).run()) ops.push_back(std::move(op));
+    for (Op& op : CoarseTiler(g, o).run()) {
+      if (op.loop_trips > 0) op.loop_group = static_cast<int>(o);
+      ops.push_back(std::move(op));
+    }
   }
   g.ops = std::move(ops);
 }

@@ -80,6 +80,7 @@ class Decomposer {
     op.attrs = std::move(attrs);
     op.origin = origin_;
     op.loop_trips = loop_trips_;
+    op.loop_group = loop_group_;
     out_.ops.push_back(std::move(op));
   }
 
@@ -195,6 +196,7 @@ class Decomposer {
     const ModelOp* m = find_model_op(op.type);
     origin_ = model_.describe(op);
     loop_trips_ = op.loop_trips;
+    loop_group_ = op.loop_group;
     const int out = op.outputs[0];
     base_name_ = tensor(out).name;
     const DType dtype = tensor(op.inputs[0]).dtype;
@@ -305,6 +307,7 @@ class Decomposer {
   std::vector<int> uses_;
   std::string origin_, base_name_;
   int64_t loop_trips_ = 0;  // the model op's coarse-tiling loop, for every op it becomes
+  int loop_group_ = -1;
 };
 
 }  // namespace

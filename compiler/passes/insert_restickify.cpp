@@ -43,6 +43,8 @@ void insert_restickify(Graph& graph) {
         restick.outputs = {t};
         restick.origin = graph.describe(op);
         restick.inserted = true;
+        restick.loop_trips = op.loop_trips;  // inside its reader's coarse-tiling loop, if any
+        restick.loop_group = op.loop_group;
         ops.push_back(restick);
         found = done.emplace(key, t).first;
       }

@@ -138,8 +138,24 @@ void cut_into_bundles(Graph& g, const CompileOptions& options, const std::vector
     }
     return out;
   };
+  int group = -1;
   for (int o : device_ops) {
     Op& op = g.ops[static_cast<size_t>(o)];
+    if (op.loop_group >= 0 && op.loop_group != group) {
+      // A coarse-tiling loop runs in one bundle: cut before it when the
+      // buffers of all its ops do not fit beside those already bound.
+      std::set<int> needed = bound;
+      for (int other : device_ops) {
+        if (g.ops[static_cast<size_t>(other)].loop_group != op.loop_group) continue;
+        for (int b : buffers_of(g.ops[static_cast<size_t>(other)])) needed.insert(b);
+      }
+      if (static_cast<int>(needed.size()) > max_arguments && !current.ops.empty()) {
+        g.bundles.push_back(current);
+        current = BundlePlan{};
+        bound.clear();
+      }
+    }
+    group = op.loop_group;
     const std::vector<int> buffers = buffers_of(op);
     const std::set<int> own(buffers.begin(), buffers.end());
     if (static_cast<int>(own.size()) > max_arguments) {
@@ -150,6 +166,11 @@ void cut_into_bundles(Graph& g, const CompileOptions& options, const std::vector
     std::set<int> needed = bound;
     needed.insert(own.begin(), own.end());
     if (static_cast<int>(needed.size()) > max_arguments) {
+      if (op.loop_group >= 0 && !current.ops.empty() &&
+          g.ops[static_cast<size_t>(current.ops.back())].loop_group == op.loop_group)
+        fail("", g.describe(op),
+             "its coarse-tiling loop binds more buffers than the " + std::to_string(max_arguments) +
+                 " argument segments of a bundle");
       g.bundles.push_back(current);
       current = BundlePlan{};
       bound.clear();

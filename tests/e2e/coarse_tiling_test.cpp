@@ -84,6 +84,30 @@ TEST(CoarseTiling, TheLoopBodyPaysOneBarrierPerIteration) {
   EXPECT_NEAR(with - without, 4 * 10.0, 1e-3);
 }
 
+// A loop runs in one bundle: with other ops binding most argument segments
+// before it, the bundle is cut before the loop, not inside it.
+TEST(CoarseTiling, ALoopIsNeverCutAcrossBundles) {
+  std::string tensors = R"({"name": "x", "shape": [256, 512], "role": "input"}, {"name": "y", "role": "output"})";
+  std::string ops;
+  for (int i = 0; i < 3; ++i) {
+    const std::string n = std::to_string(i);
+    tensors += R"(, {"name": "a)" + n + R"(", "shape": [64, 128], "role": "input"}, {"name": "o)" + n +
+               R"(", "role": "output"})";
+    ops += R"({"op": "abs", "inputs": ["a)" + n + R"("], "outputs": ["o)" + n + R"("]}, )";
+  }
+  ops += R"({"op": "softmax", "inputs": ["x"], "outputs": ["y"], "attrs": {"dim": -1},
+             "coarse_tile": {"dim": 0, "tiles": 4}})";
+  test::TempDir dir;
+  const Tiled t = compile_and_run(dir, R"({"tensors": [)" + tensors + R"(], "ops": [)" + ops + "]}", true);
+  EXPECT_EQ(t.run.report.comparisons.size(), 4u);
+  for (const auto& c : t.run.report.comparisons) EXPECT_TRUE(c.passed) << c.name;
+  EXPECT_TRUE(t.run.report.hazards.empty());
+  ASSERT_EQ(t.compiled.device.bundles.size(), 2u);
+  const std::string second = test::read_text(dir.file("program/bundle_1/bundle.mlir"));
+  EXPECT_NE(second.find("scf.for"), std::string::npos) << second;
+  EXPECT_EQ(t.compiled.device.bundles[1].ops.size(), 6u);  // the read copy and the 5 stages
+}
+
 std::string compile_error(const std::string& graph) {
   test::TempDir dir;
   return test::error_of([&] { compile_and_run(dir, graph, true); });
