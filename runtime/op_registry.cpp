@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 
+#include "runtime/enum_names.h"
 #include "runtime/error.h"
 
 namespace spyre {
@@ -349,21 +350,15 @@ const OpInfo& register_op(OpInfo op) {
   return registry().back();
 }
 
-const char* op_kind_name(OpKind kind) {
-  switch (kind) {
-    case OpKind::Elementwise:
-      return "elementwise";
-    case OpKind::Reduction:
-      return "reduction";
-    case OpKind::Matmul:
-      return "matmul";
-    case OpKind::Copy:
-      return "copy";
-    case OpKind::Shuffle:
-      return "shuffle";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<OpKind> kOpKinds[] = {{OpKind::Elementwise, "elementwise"},
+                                         {OpKind::Reduction, "reduction"},
+                                         {OpKind::Matmul, "matmul"},
+                                         {OpKind::Copy, "copy"},
+                                         {OpKind::Shuffle, "shuffle"}};
+}  // namespace
+
+const char* op_kind_name(OpKind kind) { return enum_name(kOpKinds, kind); }
 
 const char* exec_unit_name(ExecUnit unit) { return unit == ExecUnit::PT ? "pt" : "sfp"; }
 

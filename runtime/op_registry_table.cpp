@@ -3,38 +3,22 @@
 #include <algorithm>
 #include <sstream>
 
+#include "runtime/enum_names.h"
 #include "runtime/op_registry.h"
 
 namespace spyre {
 namespace {
 
-const char* cost_name(SfuCost cost) {
-  switch (cost) {
-    case SfuCost::Simple:
-      return "simple";
-    case SfuCost::Divide:
-      return "divide";
-    case SfuCost::Transcendental:
-      return "transcendental";
-    case SfuCost::Reduce:
-      return "reduce";
-    case SfuCost::ReduceStick:
-      return "reduce-stick";
-  }
-  return "?";
-}
+constexpr EnumName<SfuCost> kCosts[] = {{SfuCost::Simple, "simple"},
+                                        {SfuCost::Divide, "divide"},
+                                        {SfuCost::Transcendental, "transcendental"},
+                                        {SfuCost::Reduce, "reduce"},
+                                        {SfuCost::ReduceStick, "reduce-stick"}};
+constexpr EnumName<InputDomain> kDomains[] = {
+    {InputDomain::Any, ""}, {InputDomain::PositiveFirst, "x > 0"}, {InputDomain::NonzeroSecond, "divisor != 0"}};
 
-const char* domain_name(InputDomain d) {
-  switch (d) {
-    case InputDomain::Any:
-      return "";
-    case InputDomain::PositiveFirst:
-      return "x > 0";
-    case InputDomain::NonzeroSecond:
-      return "divisor != 0";
-  }
-  return "?";
-}
+const char* cost_name(SfuCost cost) { return enum_name(kCosts, cost); }
+const char* domain_name(InputDomain d) { return enum_name(kDomains, d); }
 
 // The columns of one op: name, torch op, kind, inputs, unit, SFU cost, constants, domain.
 std::vector<std::string> columns(const OpInfo& op) {

@@ -5,70 +5,34 @@
 #include <set>
 
 #include "compiler/ir/model_ops.h"
+#include "runtime/enum_names.h"
 #include "runtime/error.h"
 #include "runtime/text.h"
 
 namespace spyre::compiler {
 
-bool parse_dtype(const std::string& text, DType& out) {
-  if (text == "float16" || text == "fp16" || text == "half")
-    out = DType::F16;
-  else if (text == "bfloat16" || text == "bf16")
-    out = DType::BF16;
-  else if (text == "float32" || text == "fp32" || text == "float")
-    out = DType::F32;
-  else
-    return false;
-  return true;
-}
+namespace {
 
-const char* dtype_name(DType dtype) {
-  switch (dtype) {
-    case DType::F16:
-      return "float16";
-    case DType::BF16:
-      return "bfloat16";
-    case DType::F32:
-      return "float32";
-  }
-  return "?";
-}
+constexpr EnumName<DType> kDTypes[] = {{DType::F16, "float16"},   {DType::F16, "fp16"},  {DType::F16, "half"},
+                                       {DType::BF16, "bfloat16"}, {DType::BF16, "bf16"}, {DType::F32, "float32"},
+                                       {DType::F32, "fp32"},      {DType::F32, "float"}};
+constexpr EnumName<Role> kRoles[] = {{Role::Input, "input"},
+                                     {Role::Weight, "weight"},
+                                     {Role::Output, "output"},
+                                     {Role::Intermediate, "intermediate"},
+                                     {Role::Constant, "constant"}};
+
+}  // namespace
+
+bool parse_dtype(const std::string& text, DType& out) { return parse_enum(kDTypes, text, out); }
+const char* dtype_name(DType dtype) { return enum_name(kDTypes, dtype); }
 
 DataFormat device_format(DType dtype) { return dtype == DType::F32 ? DataFormat::Fp32 : DataFormat::Dl16; }
 
 int64_t stick_elems(DType dtype) { return kStickBytes / word_bytes(device_format(dtype)); }
 
-bool parse_role(const std::string& text, Role& out) {
-  if (text == "input")
-    out = Role::Input;
-  else if (text == "weight")
-    out = Role::Weight;
-  else if (text == "output")
-    out = Role::Output;
-  else if (text == "intermediate")
-    out = Role::Intermediate;
-  else if (text == "constant")
-    out = Role::Constant;
-  else
-    return false;
-  return true;
-}
-
-const char* role_name(Role role) {
-  switch (role) {
-    case Role::Input:
-      return "input";
-    case Role::Weight:
-      return "weight";
-    case Role::Output:
-      return "output";
-    case Role::Intermediate:
-      return "intermediate";
-    case Role::Constant:
-      return "constant";
-  }
-  return "?";
-}
+bool parse_role(const std::string& text, Role& out) { return parse_enum(kRoles, text, out); }
+const char* role_name(Role role) { return enum_name(kRoles, role); }
 
 int64_t Tensor::elements() const {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());

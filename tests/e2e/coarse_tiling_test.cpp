@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler/compile_job.h"
+#include "e2e_support.h"
 #include "sim/run_bundle.h"
 #include "test_support.h"
 
@@ -19,28 +20,15 @@ std::string softmax_graph(int64_t rows, int64_t cols, const std::string& tile) {
          (tile.empty() ? "" : R"(, "coarse_tile": )" + tile) + "}]}";
 }
 
-struct Tiled {
-  compiler::CompileOutcome compiled;
-  sim::RunOutcome run;
-};
+using Tiled = test::CompiledRun;
 
 Tiled compile_and_run(const test::TempDir& dir, const std::string& graph, bool lx_planning,
                       std::vector<std::string> arch_overrides = {}) {
   compiler::CompileJob job;
   job.graph_path = dir.file("g.json");
   test::write_text(job.graph_path, graph);
-  job.output_dir = dir.file("program");
-  job.emit_io_dir = dir.file("io");
   job.options.lx.enabled = lx_planning;
-  Tiled t;
-  t.compiled = compiler::run_compile_job(job);
-  sim::RunOptions run;
-  run.bundle = job.output_dir;
-  run.inputs_dir = dir.file("io/inputs");
-  run.expect_dir = dir.file("io/reference");
-  run.arch_overrides = std::move(arch_overrides);
-  t.run = sim::run_bundle(run);
-  return t;
+  return test::compile_and_run(job, dir, std::move(arch_overrides));
 }
 
 void expect_correct(const sim::RunReport& report) {

@@ -11,6 +11,7 @@
 #include "compiler/compiler.h"
 #include "compiler/ir/model_ops.h"
 #include "compiler/split/hbm_traffic.h"
+#include "e2e_support.h"
 #include "runtime/npy.h"
 #include "sim/run_bundle.h"
 #include "test_support.h"
@@ -82,22 +83,10 @@ CompileJob workload_job(const Case& c, int cores) {
 
 // Compiles the job with --emit-io, runs it on the reference inputs and
 // checks every output and the absence of hazards.
-struct Checked {
-  compiler::CompileOutcome compiled;
-  sim::RunOutcome run;
-};
+using Checked = test::CompiledRun;
 
 Checked compile_and_check(CompileJob job, const test::TempDir& dir) {
-  job.output_dir = dir.file("program");
-  job.emit_io_dir = dir.file("io");
-  job.seed = 7;
-  Checked c;
-  c.compiled = compiler::run_compile_job(job);
-  sim::RunOptions run;
-  run.bundle = job.output_dir;
-  run.inputs_dir = dir.file("io/inputs");
-  run.expect_dir = dir.file("io/reference");
-  c.run = sim::run_bundle(run);
+  const Checked c = test::compile_and_run(job, dir);
   EXPECT_FALSE(c.run.report.comparisons.empty());
   for (const auto& cmp : c.run.report.comparisons) {
     EXPECT_TRUE(cmp.passed) << job.graph_path << job.workload << " " << cmp.name << ": " << cmp.mismatches << " of "

@@ -68,4 +68,19 @@ void expect_invariants_hold(const sim::RunReport& report, const std::string& wha
     EXPECT_TRUE(c.holds()) << what << ": " << c.name << ": " << c.value << " > " << c.limit;
 }
 
+CompiledRun compile_and_run(compiler::CompileJob job, const TempDir& dir, std::vector<std::string> arch_overrides) {
+  job.output_dir = dir.file("program");
+  job.emit_io_dir = dir.file("io");
+  job.seed = 7;
+  CompiledRun c;
+  c.compiled = compiler::run_compile_job(job);
+  sim::RunOptions run;
+  run.bundle = job.output_dir;
+  run.inputs_dir = dir.file("io/inputs");
+  run.expect_dir = dir.file("io/reference");
+  run.arch_overrides = std::move(arch_overrides);
+  c.run = sim::run_bundle(run);
+  return c;
+}
+
 }  // namespace spyre::test

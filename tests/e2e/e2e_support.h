@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/compile_job.h"
 #include "runtime/program.h"
 #include "sim/run_bundle.h"
 #include "test_support.h"
@@ -25,6 +26,14 @@ Arrays random_inputs(const Program& program, float lo, float hi, uint32_t seed, 
 // Runs the bundle functionally on these inputs; returns every output.
 sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs,
                                std::vector<std::string> arch_overrides = {});
+
+// A compile job with --emit-io into `dir` (program/, io/), then its program
+// run functionally on those inputs against those references.
+struct CompiledRun {
+  compiler::CompileOutcome compiled;
+  sim::RunOutcome run;
+};
+CompiledRun compile_and_run(compiler::CompileJob job, const TempDir& dir, std::vector<std::string> arch_overrides = {});
 
 // Rewrites a torch-spyre dump's work division (the SDSC's top-level object and
 // its dsc key), giving every core its own symbols so the binder derives each
