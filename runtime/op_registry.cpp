@@ -163,6 +163,7 @@ std::vector<OpInfo> builtin_rows() {
   const OracleCase max_case{{1.0f, 2.5f, -0.5f}, {2.5}};
   const OracleCase min_case{{1.0f, 2.5f, -0.5f}, {-0.5}};
   const OracleCase absmax_case{{1.0f, -3.0f, 2.0f}, {3.0}};
+  const OracleCase prod_case{{2.0f, 3.0f, -0.5f}, {-3.0}};
   const OracleCase mean_case{{1.0f, 2.0f, 3.0f, 6.0f}, {3.0}, {}, 0.25f};
   const OpConstant scaling{"scaling_factor", "", 1.0f, true};
   std::vector<OpInfo> rows = {
@@ -249,6 +250,14 @@ std::vector<OpInfo> builtin_rows() {
       reduction("minnonstick", "", S::Reduce, R::Min, {min_case}),
       reduction("absmax", "", S::ReduceStick, R::AbsMax, {absmax_case}, "absmaxnonstick"),
       reduction("absmaxnonstick", "", S::Reduce, R::AbsMax, {absmax_case}),
+      // prod: torch-spyre emits only the non-stick form (constants.py, REDUCTIONS_NON_STICK_DIM_ONLY:
+      // "native prod reduction is not currently available in the backend" within sticks).
+      [&] {
+        OpInfo op = reduction("prodnonstick", "prod", S::Reduce, R::Prod, {prod_case});
+        op.nonstick_only = true;
+        op.domain = D::NearOne;
+        return op;
+      }(),
       reduction("mean", "mean", S::ReduceStick, R::Mean, {mean_case}, "meannonstick", {scaling}),
       reduction("meannonstick", "", S::Reduce, R::Mean, {mean_case}, "", {scaling}),
       // exx2 writes E[x] and E[x^2] into lanes 0 and 1 of its stick.
@@ -365,10 +374,12 @@ const char* exec_unit_name(ExecUnit unit) { return unit == ExecUnit::PT ? "pt" :
 namespace {
 
 // How a reduction folds values in: sums (of values and of their squares: sum,
-// mean, exx2) or one extreme. The one exhaustive list of the reduce rules.
-enum class Fold { Add, Max, Min, AbsMax };
+// mean, exx2), products, or one extreme. The one exhaustive list of the reduce rules.
+enum class Fold { Add, Mul, Max, Min, AbsMax };
 Fold fold_of(ReduceOp r) {
   switch (r) {
+    case ReduceOp::Prod:
+      return Fold::Mul;
     case ReduceOp::Max:
       return Fold::Max;
     case ReduceOp::Min:
@@ -398,6 +409,9 @@ void reduce_accumulate(ReduceOp r, ReduceAccumulator& acc, float x) {
     case Fold::AbsMax:
       acc.a = acc.empty ? std::fabs(x) : std::fmax(acc.a, std::fabs(x));
       break;
+    case Fold::Mul:
+      acc.a = acc.empty ? x : acc.a * x;
+      break;
     case Fold::Add:
       acc.a += x;
       acc.b += x * x;
@@ -420,6 +434,9 @@ void reduce_combine(ReduceOp r, ReduceAccumulator& into, const ReduceAccumulator
     case Fold::Min:
       into.a = std::fmin(into.a, from.a);
       break;
+    case Fold::Mul:
+      into.a *= from.a;
+      break;
     case Fold::Add:
       into.a += from.a;
       into.b += from.b;
@@ -439,6 +456,7 @@ std::array<float, 2> reduce_finish(ReduceOp r, const ReduceAccumulator& acc, flo
     case ReduceOp::Max:
     case ReduceOp::Min:
     case ReduceOp::AbsMax:
+    case ReduceOp::Prod:
     case ReduceOp::None:
       break;
   }

@@ -35,13 +35,14 @@ enum class ExecUnit { PT, SFU };
 enum class SfuCost { Simple, Divide, Transcendental, Reduce, ReduceStick };
 
 // What a reduction accumulates and writes.
-enum class ReduceOp { None, Sum, Max, Min, AbsMax, Mean, Exx2, Exx2ZeroMean };
+enum class ReduceOp { None, Sum, Max, Min, AbsMax, Mean, Exx2, Exx2ZeroMean, Prod };
 
 // The inputs an op needs for defined results; generated test data obeys it.
 enum class InputDomain {
   Any,
   PositiveFirst,  // input 0 > 0 (log, sqrt, rsqrt, reciprocal)
   NonzeroSecond,  // input 1 away from 0 (a divisor)
+  NearOne,        // input 0 near 1, so a product of many stays in range (prod)
 };
 
 constexpr int kMaxOpInputs = 5;
@@ -94,7 +95,11 @@ struct OpInfo {
   ElementSemantics semantics;        // Elementwise, Copy, Shuffle
   ReduceOp reduce = ReduceOp::None;  // Reduction
   std::string nonstick_form;         // a stick reduction's form over a non-stick dim ("sum" -> "sumnonstick")
-  bool moment_pair_input = false;    // reads exx2's stick: lane 0 E[x], lane 1 E[x^2] as two inputs
+  // The backend reduces only a non-stick dim with it: there is no form within
+  // sticks (torch-spyre's REDUCTIONS_NON_STICK_DIM_ONLY: prod), so the
+  // compiler lays its input out sticking along another dim.
+  bool nonstick_only = false;
+  bool moment_pair_input = false;  // reads exx2's stick: lane 0 E[x], lane 1 E[x^2] as two inputs
   std::vector<OracleCase> oracle;
 };
 
@@ -125,7 +130,7 @@ OpConstants op_constants(const OpInfo& op, Lookup&& lookup) {
   return c;
 }
 
-// A reduction's running value: a is the sum/max/min/absmax, b the sum of squares.
+// A reduction's running value: a is the sum/max/min/absmax/product, b the sum of squares.
 struct ReduceAccumulator {
   float a = 0;
   float b = 0;

@@ -14,8 +14,10 @@ constexpr EnumName<SfuCost> kCosts[] = {{SfuCost::Simple, "simple"},
                                         {SfuCost::Transcendental, "transcendental"},
                                         {SfuCost::Reduce, "reduce"},
                                         {SfuCost::ReduceStick, "reduce-stick"}};
-constexpr EnumName<InputDomain> kDomains[] = {
-    {InputDomain::Any, ""}, {InputDomain::PositiveFirst, "x > 0"}, {InputDomain::NonzeroSecond, "divisor != 0"}};
+constexpr EnumName<InputDomain> kDomains[] = {{InputDomain::Any, ""},
+                                              {InputDomain::PositiveFirst, "x > 0"},
+                                              {InputDomain::NonzeroSecond, "divisor != 0"},
+                                              {InputDomain::NearOne, "x near 1"}};
 
 const char* cost_name(SfuCost cost) { return enum_name(kCosts, cost); }
 const char* domain_name(InputDomain d) { return enum_name(kDomains, d); }

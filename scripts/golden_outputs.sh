@@ -19,6 +19,7 @@ mkdir -p "$out"
 # workload -> its compile options (a small shape for each).
 declare -A shapes=(
   [sum]="--shape 64x256 --dim 0" [mean]="--shape 64x256 --dim 1" [amax]="--shape 64x256" [amin]="--shape 64x256"
+  [prod]="--shape 64x256"
   [softmax]="--shape 64x256" [layernorm]="--shape 64x256" [rmsnorm]="--shape 64x256"
   [matmul]="--shape 128x256x128" [bmm]="--shape 2x64x128x64" [linear]="--shape 64x256x128"
   [mlp]="--shape 64x256x512" [attention]="--shape 1x4x128x64 --kv-heads 2"

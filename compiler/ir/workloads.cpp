@@ -18,7 +18,7 @@ constexpr int64_t kGraniteHidden = 4096, kGraniteHeads = 32, kGraniteKvHeads = 8
 constexpr float kGraniteEps = 1e-5f, kGraniteAttentionMultiplier = 0.0078125f, kGraniteResidualMultiplier = 0.22f;
 
 const std::vector<std::string> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
-const std::vector<std::string> kReductions = {"sum", "mean", "amax", "amin"};
+const std::vector<std::string> kReductions = {"sum", "mean", "amax", "amin", "prod"};
 
 class Builder {
  public:
@@ -149,7 +149,7 @@ std::vector<WorkloadInfo> list_workloads() {
   const std::string unary = join(pointwise_op_names(), ", ");
   list.push_back({"<unary op>", "y = op(x), x of --shape (default 512x1024); ops: " + unary});
   list.push_back({"add, sub, mul, div, maximum, minimum", "y = op(a, b), both of --shape (default 512x1024)"});
-  list.push_back({"sum, mean, amax, amin", "y = op(x, dim=--dim), x of --shape (default 512x1024)"});
+  list.push_back({"sum, mean, amax, amin, prod", "y = op(x, dim=--dim), x of --shape (default 512x1024)"});
   list.push_back({"softmax", "y = softmax(x, dim=--dim), x of --shape (default 512x1024)"});
   list.push_back({"layernorm", "y = layer_norm(x, weight, bias) over the last dim, x of --shape (default 512x1024)"});
   list.push_back({"rmsnorm", "y = rms_norm(x, weight) over the last dim, x of --shape (default 512x1024)"});

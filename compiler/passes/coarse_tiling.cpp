@@ -15,11 +15,11 @@
 //     carry the tile shape plus `tiles`, and each iteration's SDSCs address
 //     tile i of them (codegen: symbolic start addresses that bundle.mlir
 //     advances by one tile per iteration, backGapCore_ for the rest).
-//   - Tiling the dim a sum, amax or amin reduces (torch-spyre's flat
+//   - Tiling the dim a sum, prod, amax or amin reduces (torch-spyre's flat
 //     reduction tiling): a fill (identity of a constant: the reduction's
 //     identity value) initializes the output before the loop; each
-//     iteration reduces its tile into a partial and a combine (add, maximum,
-//     minimum) folds it into the output in place (Tensor::accumulates_into).
+//     iteration reduces its tile into a partial and a combine (add, mul,
+//     maximum, minimum) folds it into the output in place (Tensor::accumulates_into).
 // Supported: one op whose tiled operands are graph inputs and outputs; the
 // hint's dim is a dim of its first input. Loops over chains of ops, tiling
 // the stick dim, and other reductions over the tiled dim are refused with
@@ -106,11 +106,14 @@ class CoarseTiler {
     // infinity (fp32 tensors compute in IEEE fp32, the others in DLFloat16).
     const DType dtype = g_.tensors[static_cast<size_t>(op_.outputs[0])].dtype;
     const float largest = dtype == DType::F32 ? std::numeric_limits<float>::max() : kDl16Max;
-    const std::map<std::string, std::pair<std::string, float>> combines = {
-        {"sum", {"add", 0.0f}}, {"amax", {"maximum", -largest}}, {"amin", {"minimum", largest}}};
+    const std::map<std::string, std::pair<std::string, float>> combines = {{"sum", {"add", 0.0f}},
+                                                                           {"prod", {"mul", 1.0f}},
+                                                                           {"amax", {"maximum", -largest}},
+                                                                           {"amin", {"minimum", largest}}};
     const auto combine = combines.find(op_.type);
     if (combine == combines.end())
-      fail("", where_, "coarse tiling of the dim " + op_.type + " reduces is not compiled yet (sum, amax, amin are)");
+      fail("", where_,
+           "coarse tiling of the dim " + op_.type + " reduces is not compiled yet (sum, prod, amax, amin are)");
     const int out = op_.outputs[0];
     check_output(out);
     std::vector<Op> ops;

@@ -151,6 +151,20 @@ class LayoutPass {
          "no device layout of '" + tensor(op.inputs[0]).name + "' lets this " + op.type + " read the same bytes");
   }
 
+  // The dim a reduction with no form within sticks (prod) makes its input
+  // stick along when it reduces the stick dim: as torch-spyre's
+  // propagate_layouts, the first other dim whose size fills whole sticks.
+  int nonstick_dim(const Op& op, int reduced) {
+    const Tensor& in = tensor(op.inputs[0]);
+    for (int d = 0; d < static_cast<int>(in.shape.size()); ++d) {
+      if (d != reduced && in.shape[static_cast<size_t>(d)] % stick_elems(in.dtype) == 0) return d;
+    }
+    fail("", g_.describe(op),
+         "the backend reduces only a non-stick dim with " + op.type + " (it has no " + op.type +
+             " within sticks), and no dim of " + in.name + " but the reduced one is a multiple of " +
+             std::to_string(stick_elems(in.dtype)) + " elements to stick along");
+  }
+
   // Makes input `i` of op `o` stick along its dim `dim`; returns its layout.
   Layout require_stick(int o, size_t i, int dim) {
     const int t = g_.ops[static_cast<size_t>(o)].inputs[i];
@@ -178,9 +192,10 @@ class LayoutPass {
     if (info->kind == OpKind::Reduction) {
       const int dim = op.attrs.at("dim").get<int>();
       const bool normalizes = info->reduce == ReduceOp::Exx2 || info->reduce == ReduceOp::Exx2ZeroMean;
-      const Layout in = normalizes ? require_stick(o, 0, dim) : tensor(op.inputs[0]).layout;
+      Layout in = normalizes ? require_stick(o, 0, dim) : tensor(op.inputs[0]).layout;
+      if (info->nonstick_only && in.stick == dim) in = require_stick(o, 0, nonstick_dim(op, dim));
       out.layout = in;  // same order and stick; the reduced dim has size 1
-      if (!normalizes && in.stick != dim) {
+      if (!normalizes && !info->nonstick_only && in.stick != dim) {
         if (info->nonstick_form.empty())
           fail("", g_.describe(op),
                info->name + " over a non-stick dim has no form in the op registry (nonstick_form)");

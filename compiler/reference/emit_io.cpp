@@ -21,15 +21,20 @@ namespace spyre::compiler {
 
 namespace {
 
-// Tensors some op needs positive, by its registry row's input domain: the
-// operand of a log/sqrt/rsqrt/reciprocal and the divisor of a div.
-std::set<int> positive_tensors(const Graph& g) {
-  std::set<int> out;
+// Tensors some op needs in a domain, by its registry row's input domain: the
+// operand of a log/sqrt/rsqrt/reciprocal and the divisor of a div positive,
+// the factors of a prod near 1.
+struct InputDomains {
+  std::set<int> positive, near_one;
+};
+InputDomains input_domains(const Graph& g) {
+  InputDomains out;
   for (const auto& op : g.ops) {
     const OpInfo* d = find_torch_op(op.type);
     if (!d) continue;
-    if (d->domain == InputDomain::PositiveFirst) out.insert(op.inputs[0]);
-    if (d->domain == InputDomain::NonzeroSecond && op.inputs.size() == 2) out.insert(op.inputs[1]);
+    if (d->domain == InputDomain::PositiveFirst) out.positive.insert(op.inputs[0]);
+    if (d->domain == InputDomain::NonzeroSecond && op.inputs.size() == 2) out.positive.insert(op.inputs[1]);
+    if (d->domain == InputDomain::NearOne) out.near_one.insert(op.inputs[0]);
   }
   return out;
 }
@@ -71,13 +76,16 @@ float uniform_element(uint64_t seed, uint64_t stream, uint64_t i) {
 // buffer for all, left holding the last). Made in parallel blocks; the values do not depend on how.
 void generate_inputs(const Graph& g, uint64_t seed,
                      const std::function<void(const Tensor&, const std::vector<float>&)>& take, std::vector<float>& v) {
-  const std::set<int> positive = positive_tensors(g);
+  const InputDomains domains = input_domains(g);
   const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     const Tensor& tensor = g.tensors[t];
     if (tensor.role != Role::Input && tensor.role != Role::Weight) continue;
     float scale = 1.0f, shift = 0.0f;
-    if (positive.count(static_cast<int>(t))) {
+    if (domains.near_one.count(static_cast<int>(t))) {
+      scale = 0.25f;  // (0.75, 1.25): a product of 256 factors is e^(-2.7 +- 2.3)
+      shift = 1.0f;
+    } else if (domains.positive.count(static_cast<int>(t))) {
       scale = 0.75f;  // (0.25, 1.75)
       shift = 1.0f;
     } else if (tensor.role == Role::Weight && tensor.shape.size() >= 2) {

@@ -94,6 +94,11 @@ float fold_sum(const float* p, int64_t n, int64_t stride) {
   for (int64_t k = 0; k < n; ++k) s += p[k * stride];
   return static_cast<float>(s);
 }
+float fold_prod(const float* p, int64_t n, int64_t stride) {
+  double s = 1;
+  for (int64_t k = 0; k < n; ++k) s *= p[k * stride];
+  return static_cast<float>(s);
+}
 float fold_max(const float* p, int64_t n, int64_t stride) {
   float m = p[0];
   for (int64_t k = 1; k < n; ++k) m = std::fmax(m, p[k * stride]);
@@ -337,6 +342,9 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
             break;
           case ReduceOp::Min:
             out = reduce(*in[0], dim, fold_min);
+            break;
+          case ReduceOp::Prod:
+            out = reduce(*in[0], dim, fold_prod);
             break;
           default:
             fail("", where, "the host reference has no fold for " + m->device->name);

@@ -163,6 +163,37 @@ TEST(Layouts, RestickifyWhereAProducerFixedTheOtherStick) {
   EXPECT_EQ(inserted, 1);
 }
 
+// The backend has no prod within sticks (torch-spyre's
+// REDUCTIONS_NON_STICK_DIM_ONLY): a prod over the stick dim reads its input
+// restickified along the first other dim that fills whole sticks, and one with
+// no such dim is refused.
+TEST(Layouts, ProdNeverReducesTheStickDim) {
+  WorkloadParams p;
+  p.shape = {128, 256};
+  for (const int dim : {-1, 0}) {
+    p.dim = dim;
+    const Graph g = compile(build_workload("prod", p), {});
+    int inserted = 0;
+    for (const auto& op : g.ops) {
+      if (op.inserted) {
+        ++inserted;
+        EXPECT_EQ(op.type, "ReStickifyOpHBM");
+        continue;
+      }
+      if (op.type != "prodnonstick") continue;
+      const Tensor& in = g.tensors[static_cast<size_t>(op.inputs[0])];
+      EXPECT_EQ(in.layout.stick, dim == -1 ? 0 : 1) << dim;  // never the reduced dim
+    }
+    EXPECT_EQ(inserted, dim == -1 ? 1 : 0);
+  }
+  p.shape = {100, 256};
+  p.dim = -1;
+  EXPECT_NE(test::error_of([&] { compile(build_workload("prod", p), {}); })
+                .find("the backend reduces only a non-stick dim with prodnonstick (it has no prodnonstick within "
+                      "sticks), and no dim of x but the reduced one is a multiple of 64 elements to stick along"),
+            std::string::npos);
+}
+
 TEST(MemoryPlanning, HostTensorsAreArgumentsIntermediatesShareAPool) {
   const Graph g = compiled_workload("softmax", {64, 256});
   ASSERT_EQ(g.bundles.size(), 1u);

@@ -134,9 +134,22 @@ TEST(CoarseTiling, ASumOverTheTiledDimAccumulatesItsTiles) {
     }
   }
   EXPECT_NE(compile_error(column_sum_graph("mean", R"({"dim": 0, "tiles": 2})"))
-                .find("$.ops[0] mean 'y': coarse tiling of the dim mean reduces is not compiled yet (sum, amax, amin "
-                      "are)"),
+                .find("$.ops[0] mean 'y': coarse tiling of the dim mean reduces is not compiled yet (sum, prod, amax, "
+                      "amin are)"),
             std::string::npos);
+}
+
+// A product over the tiled dim: the fill writes 1 and each tile's partial
+// product multiplies into the output (torch-spyre's combine for prod).
+TEST(CoarseTiling, AProductOverTheTiledDimMultipliesItsTiles) {
+  test::TempDir dir;
+  const Tiled t = compile_and_run(dir, column_sum_graph("prod", R"({"dim": 0, "tiles": 4})", 4096), true);
+  expect_correct(t.run.report);
+  ASSERT_EQ(t.run.report.kernels.size(), 1u + 4 * 3);
+  for (size_t i = 1; i < t.run.report.kernels.size(); i += 3) {
+    EXPECT_EQ(t.run.report.kernels[i + 1].op, "prodnonstick");
+    EXPECT_EQ(t.run.report.kernels[i + 2].op, "mul");  // the combine
+  }
 }
 
 TEST(CoarseTiling, HintsItCannotCompileGetOneLine) {

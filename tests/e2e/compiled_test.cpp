@@ -36,7 +36,7 @@ std::vector<Case> cases() {
   std::vector<std::string> pointwise = compiler::pointwise_op_names();
   for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"}) pointwise.push_back(op);
   for (const auto& op : pointwise) out.push_back({op, {64, 256}, -1, compiler::DType::F16, ""});
-  for (const char* op : {"sum", "mean", "amax", "amin", "softmax"}) {
+  for (const char* op : {"sum", "mean", "amax", "amin", "prod", "softmax"}) {
     out.push_back({op, {64, 256}, -1, compiler::DType::F16, ""});
     out.push_back({op, {64, 256}, 0, compiler::DType::F16, std::string(op) + "_rows"});
   }
