@@ -1,6 +1,7 @@
 #include "compiler/ir/model_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,11 @@ namespace spyre::compiler {
 namespace {
 
 using K = ModelOpKind;
+
+// The torch values of the pointwise composites (the host reference's, not the device's).
+float ceil_value(float x) { return std::ceil(x); }
+float sign_value(float x) { return static_cast<float>((x > 0) - (x < 0)); }
+float logical_not_value(float x) { return x == 0 ? 1.0f : 0.0f; }
 
 // Graph-level ops with no single device op: decomposition lowers them.
 const std::vector<ModelOp>& composite_table() {
@@ -31,6 +37,10 @@ const std::vector<ModelOp>& composite_table() {
       // torch's expand, materialized: an identity reading its input broadcast
       // (torch-spyre's clone of an expanded view, e.g. cat of one tensor repeated).
       {"expand", K::Expand, 1, 1, {"shape"}, ""},
+      // Unary ops torch-spyre decomposes into pointwise device ops (decompositions.py).
+      {"ceil", K::PointwiseComposite, 1, 1, {}, "", nullptr, ceil_value},
+      {"sign", K::PointwiseComposite, 1, 1, {}, "", nullptr, sign_value},
+      {"logical_not", K::PointwiseComposite, 1, 1, {}, "", nullptr, logical_not_value},
       // Views.
       {"reshape", K::View, 1, 1, {"shape"}, ""},
       {"view", K::View, 1, 1, {"shape"}, ""},
@@ -123,6 +133,9 @@ std::vector<std::string> pointwise_op_names() {
   std::vector<std::string> names;
   for (const auto& op : registry_table()) {
     if (op.kind == K::Unary) names.push_back(op.name);
+  }
+  for (const auto& op : composite_table()) {
+    if (op.kind == K::PointwiseComposite) names.push_back(op.name);
   }
   return names;
 }
@@ -234,6 +247,7 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
   }
   switch (op.kind) {
     case K::Unary:
+    case K::PointwiseComposite:
       return in[0];
     case K::Binary:
       return in.size() == 1 ? in[0] : broadcast_shapes(in, where);

@@ -27,6 +27,7 @@ enum class ModelOpKind {
   SwigluMlp,
   Attention,
   Expand,
+  PointwiseComposite,  // a unary torch op torch-spyre decomposes into pointwise device ops (ceil, sign, ...)
   View
 };
 
@@ -37,15 +38,16 @@ struct ModelOp {
   std::string name;
   ModelOpKind kind;
   int min_inputs, max_inputs;
-  std::vector<std::string> attrs;  // attributes it accepts
-  std::string device_op;           // Unary/Binary/Where/Reduction: the SuperDSC opFuncName
-  const OpInfo* device = nullptr;  // its registry row
+  std::vector<std::string> attrs;   // attributes it accepts
+  std::string device_op;            // Unary/Binary/Where/Reduction: the SuperDSC opFuncName
+  const OpInfo* device = nullptr;   // its registry row
+  float (*value)(float) = nullptr;  // PointwiseComposite: the torch op's value, for the host reference
 };
 
 // nullptr when the op is not supported.
 const ModelOp* find_model_op(const std::string& name);
 std::vector<std::string> model_op_names();
-std::vector<std::string> pointwise_op_names();  // unary ops usable as single-op workloads
+std::vector<std::string> pointwise_op_names();  // unary ops (device ops and composites) usable as single-op workloads
 
 // Output shape of an op; `where` names the op in errors.
 Shape infer_shape(const ModelOp& op, const std::vector<Shape>& inputs, const Json& attrs, const std::string& where);

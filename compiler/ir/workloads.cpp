@@ -20,6 +20,12 @@ constexpr float kGraniteEps = 1e-5f, kGraniteAttentionMultiplier = 0.0078125f, k
 const std::vector<std::string> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
 const std::vector<std::string> kReductions = {"sum", "mean", "amax", "amin", "prod"};
 
+// y = op(x): a unary device op or a pointwise composite (ceil, sign, ...).
+bool is_unary_workload(const std::string& name) {
+  const ModelOp* m = find_model_op(name);
+  return m && (m->kind == ModelOpKind::Unary || m->kind == ModelOpKind::PointwiseComposite);
+}
+
 class Builder {
  public:
   Builder(const std::string& name, DType dtype) : dtype_(dtype) { g_.name = name; }
@@ -173,7 +179,7 @@ Graph build_named_workload(const std::string& name, const WorkloadParams& p);
 }  // namespace
 
 std::vector<std::string> workload_options(const std::string& name) {
-  if (const ModelOp* m = find_model_op(name); m && m->kind == ModelOpKind::Unary) return {"shape"};
+  if (is_unary_workload(name)) return {"shape"};
   if (contains(kReductions, name) || name == "softmax") return {"shape", "dim"};
   if (contains(kBinary, name) || name == "layernorm" || name == "rmsnorm" || name == "matmul" || name == "linear" ||
       name == "bmm" || name == "mlp")
@@ -197,7 +203,7 @@ namespace {
 
 Graph build_named_workload(const std::string& name, const WorkloadParams& p) {
   const Shape dflt = {512, 1024};
-  if (const ModelOp* m = find_model_op(name); m && m->kind == ModelOpKind::Unary) {
+  if (is_unary_workload(name)) {
     Builder b(name, p.dtype);
     b.tensor("x", shape_or(p, dflt, 1, 8, name), Role::Input);
     b.op(name, {"x"}, "y", Json::object(), Role::Output);

@@ -162,6 +162,29 @@ class Decomposer {
     return device_op("layernormnorm", ins, "norm", shape(x), Json::object(), into);
   }
 
+  // The unary ops torch-spyre decomposes into pointwise ops
+  // (torch_spyre/_inductor/decompositions.py): ceil(x) = -floor(-x);
+  // sign(x) = where(x > 0, 1, where(x < 0, -1, 0)); logical_not(x) = (x == 0).
+  void pointwise_composite(const std::string& type, int x, int into) {
+    const DType dtype = tensor(x).dtype;
+    const Shape s = shape(x);
+    const int zero = constant(0.0f, dtype);
+    if (type == "ceil") {
+      const int negated = device_op("neg", {x}, "neg", s);
+      const int floored = device_op("floor", {negated}, "floor", s);
+      device_op("neg", {floored}, "", s, Json::object(), into);
+    } else if (type == "sign") {
+      const int positive = device_op("greaterthan", {x, zero}, "positive", s);
+      const int negative = device_op("lesserthan", {x, zero}, "negative", s);
+      const int minus = device_op("where3", {negative, constant(-1.0f, dtype), zero}, "minus", s);
+      device_op("where3", {positive, constant(1.0f, dtype), minus}, "", s, Json::object(), into);
+    } else if (type == "logical_not") {
+      device_op("equal", {x, zero}, "", s, Json::object(), into);
+    } else {
+      fail("", origin_, "no decomposition of " + type);
+    }
+  }
+
   int attention(int q, int k, int v, float scale, int into) {
     const Shape sq = shape(q);
     const Shape sk = shape(k);
@@ -276,6 +299,9 @@ class Decomposer {
         attention(in[0], in[1], in[2], scale, out);
         return;
       }
+      case ModelOpKind::PointwiseComposite:
+        pointwise_composite(op.type, in[0], out);
+        return;
       case ModelOpKind::Expand: {
         // The input at the output's rank (leading size-1 dims), read broadcast.
         int x = in[0];

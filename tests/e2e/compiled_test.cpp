@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
@@ -172,6 +174,37 @@ TEST(CompiledProgram, ExampleGraphsMatchTheirReference) {
     compile_and_check(job, dir);
   }
   EXPECT_GE(graphs, 4);
+}
+
+// The unary ops torch-spyre decomposes into pointwise device ops give
+// torch's values exactly, zeros and integers included (random inputs in
+// [-1, 1) never hit them).
+TEST(CompiledProgram, PointwiseCompositesGiveTorchValuesAtTheEdges) {
+  const std::vector<float> x = {-2.5f, -2.0f, -1.5f, -1.0f, -0.5f, 0.0f, 0.25f, 1.0f, 1.75f, 3.0f};
+  std::vector<float> input;
+  while (input.size() < 64 * 64) input.insert(input.end(), x.begin(), x.end());
+  input.resize(64 * 64);
+  const std::map<std::string, float (*)(float)> torch = {
+      {"ceil", [](float v) { return std::ceil(v); }},
+      {"sign", [](float v) { return static_cast<float>((v > 0) - (v < 0)); }},
+      {"logical_not", [](float v) { return v == 0 ? 1.0f : 0.0f; }}};
+  for (const auto& [op, value] : torch) {
+    test::TempDir dir;
+    CompileJob job;
+    job.workload = op;
+    job.params.shape = {64, 64};
+    job.output_dir = dir.file("program");
+    compiler::run_compile_job(job);
+    fs::create_directories(dir.file("inputs"));
+    write_npy(dir.file("inputs/x.npy"), {64, 64}, input, "f4");
+    sim::RunOptions run;
+    run.bundle = job.output_dir;
+    run.inputs_dir = dir.file("inputs");
+    const sim::RunOutcome outcome = sim::run_bundle(run);
+    const std::vector<float>& y = outcome.outputs.at("y");
+    ASSERT_EQ(y.size(), input.size()) << op;
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], value(x[i])) << op << "(" << x[i] << ")";
+  }
 }
 
 TEST(CompiledProgram, GraniteDecoderLayerRunsInTimingMode) {
