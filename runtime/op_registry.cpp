@@ -241,6 +241,9 @@ std::vector<OpInfo> builtin_rows() {
       copy("ReStickifyOpHBM", ""),
       copy("restickify", ""),
       copy("shuffle", "", K::Shuffle),
+      // dtype conversions torch-spyre emits (constants.py, dtype_ops.py): fp16/bf16 <-> fp32.
+      copy("dl16tofp32", ""),
+      copy("fp32todl16", ""),
       // Reductions (the output is also listed among the inputs).
       reduction("sum", "sum", S::ReduceStick, R::Sum, {sum_case}, "sumnonstick"),
       reduction("sumnonstick", "", S::Reduce, R::Sum, {sum_case}),

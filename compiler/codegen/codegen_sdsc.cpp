@@ -1,6 +1,7 @@
 #include "compiler/codegen/codegen_sdsc.h"
 
 #include <cstring>
+#include <tuple>
 
 #include "compiler/ir/iteration_space.h"
 #include "runtime/error.h"
@@ -113,10 +114,11 @@ class SdscWriter {
       for (size_t i = 0; i < operands_.size(); ++i) operands_[i].label = matmul_labels[i];
       return;
     }
-    // One label per distinct layout, the output's first.
-    std::vector<std::pair<std::vector<std::string>, std::string>> layouts;
+    // One label per distinct layout, the output's first; a stick of another
+    // width (an fp32 operand among fp16 ones: a dtype conversion) is another layout.
+    std::vector<std::tuple<std::vector<std::string>, std::string, int64_t>> layouts;
     auto label_of = [&](OperandInfo& info) {
-      const auto key = std::make_pair(info.layout, info.stick);
+      const auto key = std::make_tuple(info.layout, info.stick, stick_elems(info.tensor->dtype));
       size_t k = 0;
       while (k < layouts.size() && layouts[k] != key) ++k;
       if (k == layouts.size()) {

@@ -163,11 +163,13 @@ std::string attr_type_error(const std::string& key, const Json& value) {
   if (key == "dim0" || key == "dim1" || key == "start" || key == "end")
     return value.is_number_integer() ? "" : "must be an integer";
   if (key == "keepdim") return value.is_boolean() ? "" : "must be true or false";
+  if (key == "dtype") return value.is_string() ? "" : "must be a dtype name";
   return value.is_number() ? "" : "must be a number";  // eps, scale, scalar, min, max, beta, threshold
 }
 
 // Each op's arity, attributes and output shape, in topological order; the
-// output takes the inferred shape and the first input's dtype when undeclared.
+// output takes the inferred shape and the first input's dtype (a cast's: its
+// target) when undeclared.
 void infer_shapes(Graph& g, const std::string& where) {
   for (auto& op : g.ops) {
     const ModelOp* m = find_model_op(op.type);
@@ -199,9 +201,15 @@ void infer_shapes(Graph& g, const std::string& where) {
     }
     const Shape out_shape = infer_shape(*m, shapes, op.attrs, where.empty() ? name : where + ": " + name);
     Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
+    const DType out_dtype = m->kind == ModelOpKind::Cast ? cast_dtype(op.type, op.attrs, name)
+                                                         : g.tensors[static_cast<size_t>(op.inputs[0])].dtype;
     if (out.shape.empty()) {
       out.shape = out_shape;
-      out.dtype = g.tensors[static_cast<size_t>(op.inputs[0])].dtype;
+      out.dtype = out_dtype;
+    } else if (m->kind == ModelOpKind::Cast && out.dtype != out_dtype) {
+      fail(where, name,
+           "declares '" + out.name + "' as " + dtype_name(out.dtype) + " but the op converts to " +
+               dtype_name(out_dtype));
     } else if (out.shape != out_shape) {
       fail(where, name,
            "declares '" + out.name + "' as (" + join(out.shape, ", ") + ") but the op produces (" +

@@ -41,6 +41,10 @@ const std::vector<ModelOp>& composite_table() {
       {"ceil", K::PointwiseComposite, 1, 1, {}, "", nullptr, ceil_value},
       {"sign", K::PointwiseComposite, 1, 1, {}, "", nullptr, sign_value},
       {"logical_not", K::PointwiseComposite, 1, 1, {}, "", nullptr, logical_not_value},
+      // dtype conversions (torch's Tensor.to(dtype), .float(), .half()).
+      {"to", K::Cast, 1, 1, {"dtype"}, ""},
+      {"float", K::Cast, 1, 1, {}, ""},
+      {"half", K::Cast, 1, 1, {}, ""},
       // Views.
       {"reshape", K::View, 1, 1, {"shape"}, ""},
       {"view", K::View, 1, 1, {"shape"}, ""},
@@ -138,6 +142,18 @@ std::vector<std::string> pointwise_op_names() {
     if (op.kind == K::PointwiseComposite) names.push_back(op.name);
   }
   return names;
+}
+
+DType cast_dtype(const std::string& op, const Json& attrs, const std::string& where) {
+  if (op == "float") return DType::F32;
+  if (op == "half") return DType::F16;
+  if (!attrs.contains("dtype")) fail("", where, "missing attribute 'dtype'");
+  DType dtype;
+  if (!parse_dtype(attrs.at("dtype").get<std::string>(), dtype))
+    fail("", where,
+         "attribute 'dtype' '" + attrs.at("dtype").get<std::string>() +
+             "' is not a device dtype (float16, bfloat16, float32)");
+  return dtype;
 }
 
 int normalize_dim(int64_t dim, size_t rank, const std::string& where) {
@@ -248,6 +264,9 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
   switch (op.kind) {
     case K::Unary:
     case K::PointwiseComposite:
+      return in[0];
+    case K::Cast:
+      cast_dtype(op.name, attrs, where);
       return in[0];
     case K::Binary:
       return in.size() == 1 ? in[0] : broadcast_shapes(in, where);

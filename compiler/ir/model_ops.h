@@ -28,6 +28,7 @@ enum class ModelOpKind {
   Attention,
   Expand,
   PointwiseComposite,  // a unary torch op torch-spyre decomposes into pointwise device ops (ceil, sign, ...)
+  Cast,                // a dtype conversion (to, float, half)
   View
 };
 
@@ -46,6 +47,8 @@ struct ModelOp {
 
 // nullptr when the op is not supported.
 const ModelOp* find_model_op(const std::string& name);
+// The dtype a Cast op converts `from` to; `where` names the op in errors.
+DType cast_dtype(const std::string& op, const Json& attrs, const std::string& where);
 std::vector<std::string> model_op_names();
 std::vector<std::string> pointwise_op_names();  // unary ops (device ops and composites) usable as single-op workloads
 

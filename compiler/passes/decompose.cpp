@@ -230,7 +230,8 @@ class Decomposer {
                  " operands; give every operand one dtype");
       }
     }
-    out_.tensors[static_cast<size_t>(out)].dtype = dtype;
+    out_.tensors[static_cast<size_t>(out)].dtype =
+        m->kind == ModelOpKind::Cast ? cast_dtype(op.type, op.attrs, origin_) : dtype;
     const std::vector<int>& in = op.inputs;
     const Json& a = op.attrs;
     switch (m->kind) {
@@ -302,6 +303,13 @@ class Decomposer {
       case ModelOpKind::PointwiseComposite:
         pointwise_composite(op.type, in[0], out);
         return;
+      case ModelOpKind::Cast: {
+        // torch-spyre's DtypeOpTable: fp16 <-> bf16 keep the device format
+        // (an identity); to and from fp32 convert it.
+        const DataFormat from = device_format(dtype), to = device_format(tensor(out).dtype);
+        emit(from == to ? "identity" : to == DataFormat::Fp32 ? "dl16tofp32" : "fp32todl16", {in[0]}, out);
+        return;
+      }
       case ModelOpKind::Expand: {
         // The input at the output's rank (leading size-1 dims), read broadcast.
         int x = in[0];

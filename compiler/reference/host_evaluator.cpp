@@ -384,6 +384,9 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         out = attention(*in[0], *in[1], *in[2],
                         op.attrs.value("scale", 1.0f / std::sqrt(static_cast<float>(in[0]->shape.back()))), gemm_kind);
         break;
+      case ModelOpKind::Cast:  // values in fp32 throughout: the output's format rounds them
+        out = *in[0];
+        break;
       case ModelOpKind::PointwiseComposite:
         out = elementwise(in, out_t.shape, [fn = m->value](const float* v) { return fn(v[0]); });
         break;

@@ -62,6 +62,38 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
   EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "expand", "inputs": ["x"], "outputs": ["y"],
             "attrs": {"shape": [64]}})")),
             "g.json: $.ops[0] expand 'y': expand to rank 1 of a rank-2 tensor");
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "to", "inputs": ["x"], "outputs": ["y"]})")),
+            "g.json: $.ops[0] to 'y': missing attribute 'dtype'");
+  EXPECT_EQ(
+      graph_error(graph(x + "," + y, R"({"op": "to", "inputs": ["x"], "outputs": ["y"], "attrs": {"dtype": 32}})")),
+      "g.json: $.ops[0] to 'y': attribute 'dtype' must be a dtype name");
+  EXPECT_EQ(graph_error(
+                graph(x + "," + y, R"({"op": "to", "inputs": ["x"], "outputs": ["y"], "attrs": {"dtype": "int64"}})")),
+            "g.json: $.ops[0] to 'y': attribute 'dtype' 'int64' is not a device dtype (float16, bfloat16, float32)");
+  EXPECT_EQ(graph_error(graph(x + R"(, {"name": "y", "shape": [4, 64], "role": "output"})",
+                              R"({"op": "float", "inputs": ["x"], "outputs": ["y"]})")),
+            "g.json: $.ops[0] float 'y': declares 'y' as float16 but the op converts to float32");
+}
+
+// A cast changes the dtype of its output (torch's Tensor.to, .float(), .half())
+// and lowers as torch-spyre's DtypeOpTable does: fp16 <-> bf16 keep the device
+// format, to and from fp32 convert it.
+TEST(Decompose, CastsBecomeTheConversionOpsTorchSpyreEmits) {
+  const Graph g = compile(parse_graph(Json::parse(R"({"tensors": [
+      {"name": "x", "shape": [4, 64], "dtype": "float16", "role": "input"},
+      {"name": "y", "role": "output"}, {"name": "z", "role": "output"}, {"name": "b", "role": "output"}],
+    "ops": [{"op": "float", "inputs": ["x"], "outputs": ["y"]},
+            {"op": "to", "inputs": ["y"], "outputs": ["z"], "attrs": {"dtype": "float16"}},
+            {"op": "to", "inputs": ["x"], "outputs": ["b"], "attrs": {"dtype": "bfloat16"}}]})"),
+                                      "g.json"),
+                          {});
+  std::vector<std::string> ops;
+  for (const auto& op : g.ops) ops.push_back(op.type);
+  std::sort(ops.begin(), ops.end());
+  EXPECT_EQ(ops, (std::vector<std::string>{"dl16tofp32", "fp32todl16", "identity"}));
+  EXPECT_EQ(g.tensors[static_cast<size_t>(g.find("y"))].dtype, DType::F32);
+  EXPECT_EQ(g.tensors[static_cast<size_t>(g.find("z"))].dtype, DType::F16);
+  EXPECT_EQ(g.tensors[static_cast<size_t>(g.find("b"))].dtype, DType::BF16);
 }
 
 TEST(GraphFormat, MixedDtypesAndDeadInputsAreCompileErrors) {

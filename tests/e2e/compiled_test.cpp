@@ -207,6 +207,38 @@ TEST(CompiledProgram, PointwiseCompositesGiveTorchValuesAtTheEdges) {
   }
 }
 
+// A graph that converts fp16 to fp32, computes in fp32 and converts back
+// runs on 1, 4 and 32 cores, LX planning off and on: the fp32 result matches
+// the reference to fp32 precision, the fp16 one to DLFloat16's.
+TEST(CompiledProgram, CastsRunAndKeepEachFormatsPrecision) {
+  const std::string graph = R"({"name": "cast", "tensors": [
+      {"name": "x", "shape": [64, 256], "dtype": "float16", "role": "input"},
+      {"name": "w", "shape": [64, 256], "dtype": "float32", "role": "input"},
+      {"name": "y", "role": "output"}, {"name": "z", "role": "output"}],
+    "ops": [{"op": "float", "inputs": ["x"], "outputs": ["x32"]}, {"op": "mul", "inputs": ["x32", "w"], "outputs": ["y"]},
+            {"op": "to", "inputs": ["y"], "outputs": ["z"], "attrs": {"dtype": "float16"}}]})";
+  for (const int cores : {1, 4, 32}) {
+    for (const bool lx : {false, true}) {
+      test::TempDir dir;
+      CompileJob job;
+      job.graph_path = dir.file("cast.json");
+      test::write_text(job.graph_path, graph);
+      job.options.cores = cores;
+      job.options.lx.enabled = lx;
+      const test::CompiledRun c = test::compile_and_run(job, dir);
+      ASSERT_EQ(c.run.report.comparisons.size(), 2u);
+      for (const auto& cmp : c.run.report.comparisons) {
+        EXPECT_TRUE(cmp.passed) << cores << " cores, lx " << lx << ": " << cmp.name << " " << cmp.mismatches;
+        EXPECT_LT(cmp.tolerance.rtol, cmp.name == "y" ? 1e-6 : 1e-2) << cmp.name;
+      }
+      std::vector<std::string> ops;
+      for (const auto& k : c.run.report.kernels) ops.push_back(k.op);
+      EXPECT_EQ(ops, (std::vector<std::string>{"dl16tofp32", "mul", "fp32todl16"}));
+      test::expect_invariants_hold(c.run.report, "cast on " + std::to_string(cores) + " cores");
+    }
+  }
+}
+
 TEST(CompiledProgram, GraniteDecoderLayerRunsInTimingMode) {
   test::TempDir dir;
   CompileJob job;
