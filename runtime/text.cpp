@@ -1,6 +1,7 @@
 #include "runtime/text.h"
 
 #include <cstdint>
+#include <cstdio>
 
 namespace spyre {
 
@@ -14,6 +15,12 @@ std::string join(const std::vector<int64_t>& numbers, const std::string& separat
   std::string out;
   for (size_t i = 0; i < numbers.size(); ++i) out += (i ? separator : "") + std::to_string(numbers[i]);
   return out;
+}
+
+std::string format_number(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", value);
+  return buf;
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {

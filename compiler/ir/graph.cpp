@@ -160,9 +160,10 @@ std::string attr_type_error(const std::string& key, const Json& value) {
   };
   if (key == "dim" || key == "dims" || key == "shape")
     return value.is_number_integer() || is_int_list(value) ? "" : "must be an integer or a list of integers";
-  if (key == "dim0" || key == "dim1" || key == "start" || key == "end")
+  if (key == "dim0" || key == "dim1" || key == "start" || key == "end" || key == "start_dim" || key == "end_dim" ||
+      key == "length" || key == "index")
     return value.is_number_integer() ? "" : "must be an integer";
-  if (key == "keepdim") return value.is_boolean() ? "" : "must be true or false";
+  if (key == "keepdim" || key == "training") return value.is_boolean() ? "" : "must be true or false";
   if (key == "dtype") return value.is_string() ? "" : "must be a dtype name";
   return value.is_number() ? "" : "must be a number";  // eps, scale, scalar, min, max, beta, threshold
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -10,6 +11,7 @@
 
 #include "runtime/error.h"
 #include "runtime/op_registry.h"
+#include "runtime/text.h"
 
 namespace spyre::compiler {
 
@@ -21,6 +23,7 @@ using K = ModelOpKind;
 float ceil_value(float x) { return std::ceil(x); }
 float sign_value(float x) { return static_cast<float>((x > 0) - (x < 0)); }
 float logical_not_value(float x) { return x == 0 ? 1.0f : 0.0f; }
+float same_value(float x) { return x; }
 
 // Graph-level ops with no single device op: decomposition lowers them.
 const std::vector<ModelOp>& composite_table() {
@@ -41,6 +44,12 @@ const std::vector<ModelOp>& composite_table() {
       {"ceil", K::PointwiseComposite, 1, 1, {}, "", nullptr, ceil_value},
       {"sign", K::PointwiseComposite, 1, 1, {}, "", nullptr, sign_value},
       {"logical_not", K::PointwiseComposite, 1, 1, {}, "", nullptr, logical_not_value},
+      // Copies (an identity): contiguous materializes its input, dropout at
+      // inference passes it through.
+      {"contiguous", K::PointwiseComposite, 1, 1, {}, "", nullptr, same_value},
+      {"dropout", K::PointwiseComposite, 1, 1, {"p", "training"}, "", nullptr, same_value},
+      // pow by a scalar exponent, as Inductor lowers it (the host reference: std::pow).
+      {"pow", K::PointwiseComposite, 1, 1, {"exponent"}, ""},
       // dtype conversions (torch's Tensor.to(dtype), .float(), .half()).
       {"to", K::Cast, 1, 1, {"dtype"}, ""},
       {"float", K::Cast, 1, 1, {}, ""},
@@ -51,6 +60,9 @@ const std::vector<ModelOp>& composite_table() {
       {"transpose", K::View, 1, 1, {"dim0", "dim1"}, ""},
       {"permute", K::View, 1, 1, {"dims"}, ""},
       {"slice", K::View, 1, 1, {"dim", "start", "end"}, ""},
+      {"narrow", K::View, 1, 1, {"dim", "start", "length"}, ""},
+      {"select", K::View, 1, 1, {"dim", "index"}, ""},
+      {"flatten", K::View, 1, 1, {"start_dim", "end_dim"}, ""},
       {"unsqueeze", K::View, 1, 1, {"dim"}, ""},
       {"squeeze", K::View, 1, 1, {"dim"}, ""},
   };
@@ -138,10 +150,46 @@ std::vector<std::string> pointwise_op_names() {
   for (const auto& op : registry_table()) {
     if (op.kind == K::Unary) names.push_back(op.name);
   }
+  // pow needs its exponent: not a single-op workload (its value is the host's std::pow, not a value function).
   for (const auto& op : composite_table()) {
-    if (op.kind == K::PointwiseComposite) names.push_back(op.name);
+    if (op.kind == K::PointwiseComposite && op.value) names.push_back(op.name);
   }
   return names;
+}
+
+float pow_exponent(const Json& attrs, const std::string& where) {
+  if (!attrs.contains("exponent")) fail("", where, "missing attribute 'exponent'");
+  const double e = attrs.at("exponent").get<double>();
+  const bool whole = std::nearbyint(e) == e && std::fabs(e) <= 64;
+  if (!(whole && e != 0) && e != 0.5 && e != -0.5)
+    fail("", where,
+         "pow with exponent " + format_number(e) +
+             " is not compiled: torch-spyre has no pow op; whole exponents other than 0 (multiplications, "
+             "reciprocal), 0.5 (sqrt) and -0.5 (rsqrt) are");
+  return static_cast<float>(e);
+}
+
+std::pair<int, int64_t> select_index(const Shape& x, const Json& attrs, const std::string& where) {
+  if (x.size() < 2) fail("", where, "select from a rank-1 tensor gives a scalar, which the device has no layout for");
+  const int d = normalize_dim(int_attr(attrs, "dim", where), x.size(), where);
+  const int64_t n = x[static_cast<size_t>(d)];
+  int64_t index = int_attr(attrs, "index", where);
+  if (index < -n || index >= n)
+    fail("", where, "index " + std::to_string(index) + " is out of range for a dimension of size " + std::to_string(n));
+  return {d, index < 0 ? index + n : index};
+}
+
+std::pair<int64_t, int64_t> narrow_range(const Shape& x, const Json& attrs, const std::string& where) {
+  const int d = normalize_dim(int_attr(attrs, "dim", where), x.size(), where);
+  const int64_t n = x[static_cast<size_t>(d)];
+  int64_t start = int_attr(attrs, "start", where);
+  const int64_t length = int_attr(attrs, "length", where);
+  if (start < 0) start += n;
+  if (start < 0 || length < 1 || start + length > n)
+    fail("", where,
+         "narrow [" + std::to_string(start) + ", " + std::to_string(start + length) + ") of a dimension of size " +
+             std::to_string(n));
+  return {start, start + length};
 }
 
 DType cast_dtype(const std::string& op, const Json& attrs, const std::string& where) {
@@ -264,6 +312,9 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
   switch (op.kind) {
     case K::Unary:
     case K::PointwiseComposite:
+      if (op.name == "pow") pow_exponent(attrs, where);
+      if (op.name == "dropout" && attrs.value("training", false))
+        fail("", where, "dropout in training draws a random mask; only inference (training false) is compiled");
       return in[0];
     case K::Cast:
       cast_dtype(op.name, attrs, where);
@@ -392,8 +443,29 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
         out.erase(out.begin() + d);
         return out;
       }
-      // slice
+      if (op.name == "flatten") {
+        const int first = normalize_dim(attrs.value("start_dim", int64_t{0}), x.size(), where);
+        const int last = normalize_dim(attrs.value("end_dim", int64_t{-1}), x.size(), where);
+        if (first > last) fail("", where, "flatten's start_dim comes after its end_dim");
+        Shape out(x.begin(), x.begin() + first);
+        out.push_back(std::accumulate(x.begin() + first, x.begin() + last + 1, int64_t{1}, std::multiplies<>()));
+        out.insert(out.end(), x.begin() + last + 1, x.end());
+        return out;
+      }
+      if (op.name == "select") {
+        const auto [d, index] = select_index(x, attrs, where);
+        Shape out = x;
+        out.erase(out.begin() + d);
+        return out;
+      }
+      // slice, narrow
       const int d = normalize_dim(int_attr(attrs, "dim", where), x.size(), where);
+      if (op.name == "narrow") {
+        const auto [start, end] = narrow_range(x, attrs, where);
+        Shape out = x;
+        out[static_cast<size_t>(d)] = end - start;
+        return out;
+      }
       const int64_t start = int_attr(attrs, "start", where), end = int_attr(attrs, "end", where);
       if (start < 0 || end > x[static_cast<size_t>(d)] || start >= end) {
         fail("", where,

@@ -47,6 +47,12 @@ struct ModelOp {
 
 // nullptr when the op is not supported.
 const ModelOp* find_model_op(const std::string& name);
+// pow's exponent: a whole number other than 0, or +-0.5 (what the decomposition compiles).
+float pow_exponent(const Json& attrs, const std::string& where);
+// select's dim and index (a negative index counts from the end).
+std::pair<int, int64_t> select_index(const Shape& x, const Json& attrs, const std::string& where);
+// narrow's [start, end) along its dim.
+std::pair<int64_t, int64_t> narrow_range(const Shape& x, const Json& attrs, const std::string& where);
 // The dtype a Cast op converts `from` to; `where` names the op in errors.
 DType cast_dtype(const std::string& op, const Json& attrs, const std::string& where);
 std::vector<std::string> model_op_names();

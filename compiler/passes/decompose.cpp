@@ -7,10 +7,12 @@
 // drops it is a reshape view of the kept one, or just reports a host shape.
 
 #include <cmath>
+#include <functional>
 
 #include "compiler/ir/model_ops.h"
 #include "compiler/passes/passes.h"
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace spyre::compiler {
 
@@ -58,18 +60,12 @@ class Decomposer {
         return static_cast<int>(i);
     }
     Tensor t;
-    t.name = out_.unique_name("const." + format_value(value));
+    t.name = out_.unique_name("const." + format_number(value));
     t.shape = {1};
     t.dtype = dtype;
     t.role = Role::Constant;
     t.value = value;
     return out_.add_tensor(t);
-  }
-
-  static std::string format_value(float v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
-    return buf;
   }
 
   void emit(const std::string& type, std::vector<int> inputs, int output, Json attrs = Json::object()) {
@@ -162,24 +158,51 @@ class Decomposer {
     return device_op("layernormnorm", ins, "norm", shape(x), Json::object(), into);
   }
 
+  // pow by a scalar as Inductor lowers it: x ** 0.5 is sqrt, x ** -0.5 rsqrt,
+  // a whole exponent multiplications by squaring (its pow_recursive), a
+  // negative one the reciprocal of that.
+  void pow(int x, float exponent, int into) {
+    const Shape s = shape(x);
+    if (exponent == 0.5f || exponent == -0.5f) {
+      device_op(exponent > 0 ? "sqrt" : "rsqrt", {x}, "", s, Json::object(), into);
+      return;
+    }
+    const auto n = static_cast<int64_t>(std::fabs(exponent));
+    std::function<int(int64_t, int)> power = [&](int64_t k, int target) -> int {
+      if (k == 1) return target >= 0 ? device_op("identity", {x}, "", s, Json::object(), target) : x;
+      const int half = power(k / 2, -1);
+      if (k % 2 == 0) return device_op("mul", {half, half}, "pow", s, Json::object(), target);
+      const int squared = device_op("mul", {half, half}, "pow", s);
+      return device_op("mul", {squared, x}, "pow", s, Json::object(), target);
+    };
+    if (exponent > 0) {
+      power(n, into);
+    } else {
+      device_op("reciprocal", {power(n, -1)}, "", s, Json::object(), into);
+    }
+  }
+
   // The unary ops torch-spyre decomposes into pointwise ops
   // (torch_spyre/_inductor/decompositions.py): ceil(x) = -floor(-x);
-  // sign(x) = where(x > 0, 1, where(x < 0, -1, 0)); logical_not(x) = (x == 0).
+  // sign(x) = where(x > 0, 1, where(x < 0, -1, 0)); logical_not(x) = (x == 0);
+  // contiguous and dropout at inference copy their input.
   void pointwise_composite(const std::string& type, int x, int into) {
     const DType dtype = tensor(x).dtype;
     const Shape s = shape(x);
-    const int zero = constant(0.0f, dtype);
     if (type == "ceil") {
       const int negated = device_op("neg", {x}, "neg", s);
       const int floored = device_op("floor", {negated}, "floor", s);
       device_op("neg", {floored}, "", s, Json::object(), into);
     } else if (type == "sign") {
+      const int zero = constant(0.0f, dtype);
       const int positive = device_op("greaterthan", {x, zero}, "positive", s);
       const int negative = device_op("lesserthan", {x, zero}, "negative", s);
       const int minus = device_op("where3", {negative, constant(-1.0f, dtype), zero}, "minus", s);
       device_op("where3", {positive, constant(1.0f, dtype), minus}, "", s, Json::object(), into);
     } else if (type == "logical_not") {
-      device_op("equal", {x, zero}, "", s, Json::object(), into);
+      device_op("equal", {x, constant(0.0f, dtype)}, "", s, Json::object(), into);
+    } else if (type == "contiguous" || type == "dropout") {
+      device_op("identity", {x}, "", s, Json::object(), into);
     } else {
       fail("", origin_, "no decomposition of " + type);
     }
@@ -301,7 +324,11 @@ class Decomposer {
         return;
       }
       case ModelOpKind::PointwiseComposite:
-        pointwise_composite(op.type, in[0], out);
+        if (op.type == "pow") {
+          pow(in[0], pow_exponent(a, origin_), out);
+        } else {
+          pointwise_composite(op.type, in[0], out);
+        }
         return;
       case ModelOpKind::Cast: {
         // torch-spyre's DtypeOpTable: fp16 <-> bf16 keep the device format
@@ -328,6 +355,16 @@ class Decomposer {
         } else if (op.type == "slice") {
           const int dim = normalize_dim(a.at("dim").get<int64_t>(), shape(in[0]).size(), origin_);
           emit("slice", {in[0]}, out, {{"dim", dim}, {"start", a.at("start")}, {"end", a.at("end")}});
+        } else if (op.type == "narrow") {
+          const int dim = normalize_dim(a.at("dim").get<int64_t>(), shape(in[0]).size(), origin_);
+          const auto [start, end] = narrow_range(shape(in[0]), a, origin_);
+          emit("slice", {in[0]}, out, {{"dim", dim}, {"start", start}, {"end", end}});
+        } else if (op.type == "select") {
+          // A slice of one element, then the dim dropped.
+          const auto [dim, index] = select_index(shape(in[0]), a, origin_);
+          const int one = temp("selected", keep_dim(shape(in[0]), dim), tensor(in[0]).dtype);
+          emit("slice", {in[0]}, one, {{"dim", dim}, {"start", index}, {"end", index + 1}});
+          emit("reshape", {one}, out, {{"shape", shape(out)}});
         } else {
           emit("reshape", {in[0]}, out, {{"shape", shape(out)}});
         }

@@ -30,6 +30,8 @@ struct InputDomains {
 InputDomains input_domains(const Graph& g) {
   InputDomains out;
   for (const auto& op : g.ops) {
+    // pow by a fraction or a negative exponent: sqrt, rsqrt or a reciprocal.
+    if (op.type == "pow" && op.attrs.value("exponent", 1.0) < 1.0) out.positive.insert(op.inputs[0]);
     const OpInfo* d = find_torch_op(op.type);
     if (!d) continue;
     if (d->domain == InputDomain::PositiveFirst) out.positive.insert(op.inputs[0]);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <numeric>
+#include <tuple>
 
 #include <cblas.h>
 
@@ -388,7 +389,12 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         out = *in[0];
         break;
       case ModelOpKind::PointwiseComposite:
-        out = elementwise(in, out_t.shape, [fn = m->value](const float* v) { return fn(v[0]); });
+        if (op.type == "pow") {
+          const double e = pow_exponent(op.attrs, where);
+          out = elementwise(in, out_t.shape, [e](const float* v) { return static_cast<float>(std::pow(v[0], e)); });
+        } else {
+          out = elementwise(in, out_t.shape, [fn = m->value](const float* v) { return fn(v[0]); });
+        }
         break;
       case ModelOpKind::Expand:
         out = elementwise({in[0]}, out_t.shape, [](const float* v) { return v[0]; });
@@ -397,9 +403,18 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         const Array& x = *in[0];
         if (op.type == "transpose" || op.type == "permute") {
           out = permute(x, view_permutation(op.attrs, op.type, x.shape.size(), where));
-        } else if (op.type == "slice") {
-          const int d = normalize_dim(op.attrs["dim"].get<int64_t>(), x.shape.size(), where);
-          const int64_t start = op.attrs["start"].get<int64_t>(), len = out_t.shape[static_cast<size_t>(d)];
+        } else if (op.type == "slice" || op.type == "narrow" || op.type == "select") {
+          // Elements [start, start + len) of dim d; select drops the dim afterwards.
+          int d = 0;
+          int64_t start = 0, len = 1;
+          if (op.type == "select") {
+            std::tie(d, start) = select_index(x.shape, op.attrs, where);
+          } else {
+            d = normalize_dim(op.attrs["dim"].get<int64_t>(), x.shape.size(), where);
+            start =
+                op.type == "narrow" ? narrow_range(x.shape, op.attrs, where).first : op.attrs["start"].get<int64_t>();
+            len = out_t.shape[static_cast<size_t>(d)];
+          }
           const int64_t inner = strides_of(x.shape)[static_cast<size_t>(d)], n = x.shape[static_cast<size_t>(d)];
           out.shape = out_t.shape;
           for (int64_t o = 0; o < x.size() / (n * inner); ++o) {

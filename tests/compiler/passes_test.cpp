@@ -11,6 +11,7 @@
 #include "compiler/ir/iteration_space.h"
 #include "compiler/ir/model_ops.h"
 #include "compiler/ir/workloads.h"
+#include "runtime/text.h"
 #include "small_workloads.h"
 #include "test_support.h"
 
@@ -73,6 +74,45 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
   EXPECT_EQ(graph_error(graph(x + R"(, {"name": "y", "shape": [4, 64], "role": "output"})",
                               R"({"op": "float", "inputs": ["x"], "outputs": ["y"]})")),
             "g.json: $.ops[0] float 'y': declares 'y' as float16 but the op converts to float32");
+  auto op_error = [&](const std::string& op) { return graph_error(graph(x + "," + y, op)); };
+  EXPECT_EQ(op_error(R"({"op": "pow", "inputs": ["x"], "outputs": ["y"], "attrs": {"exponent": 1.7}})"),
+            "g.json: $.ops[0] pow 'y': pow with exponent 1.7 is not compiled: torch-spyre has no pow op; whole "
+            "exponents other than 0 (multiplications, reciprocal), 0.5 (sqrt) and -0.5 (rsqrt) are");
+  EXPECT_EQ(op_error(R"({"op": "select", "inputs": ["x"], "outputs": ["y"], "attrs": {"dim": 0, "index": 4}})"),
+            "g.json: $.ops[0] select 'y': index 4 is out of range for a dimension of size 4");
+  EXPECT_EQ(op_error(R"({"op": "narrow", "inputs": ["x"], "outputs": ["y"],
+                        "attrs": {"dim": 1, "start": 60, "length": 8}})"),
+            "g.json: $.ops[0] narrow 'y': narrow [60, 68) of a dimension of size 64");
+  EXPECT_EQ(
+      op_error(R"({"op": "flatten", "inputs": ["x"], "outputs": ["y"], "attrs": {"start_dim": 1, "end_dim": 0}})"),
+      "g.json: $.ops[0] flatten 'y': flatten's start_dim comes after its end_dim");
+  EXPECT_EQ(op_error(R"({"op": "dropout", "inputs": ["x"], "outputs": ["y"], "attrs": {"training": true}})"),
+            "g.json: $.ops[0] dropout 'y': dropout in training draws a random mask; only inference (training false) "
+            "is compiled");
+}
+
+// pow by a scalar lowers as Inductor's pow lowering does: a whole exponent
+// into multiplications by squaring (a negative one then a reciprocal), 0.5
+// and -0.5 into sqrt and rsqrt.
+TEST(Decompose, PowBecomesMultiplicationsOrARoot) {
+  auto ops_of = [](double exponent) {
+    const Graph g = compile(parse_graph(Json::parse(R"({"tensors": [
+        {"name": "x", "shape": [4, 64], "role": "input"}, {"name": "y", "role": "output"}],
+      "ops": [{"op": "pow", "inputs": ["x"], "outputs": ["y"], "attrs": {"exponent": )" +
+                                                    format_number(exponent) + "}}]}"),
+                                        "g.json"),
+                            {});
+    std::vector<std::string> ops;
+    for (const auto& op : g.ops) ops.push_back(op.type);
+    return ops;
+  };
+  EXPECT_EQ(ops_of(2), (std::vector<std::string>{"mul"}));
+  EXPECT_EQ(ops_of(3), (std::vector<std::string>{"mul", "mul"}));
+  EXPECT_EQ(ops_of(4), (std::vector<std::string>{"mul", "mul"}));
+  EXPECT_EQ(ops_of(-2), (std::vector<std::string>{"mul", "reciprocal"}));
+  EXPECT_EQ(ops_of(1), (std::vector<std::string>{"identity"}));
+  EXPECT_EQ(ops_of(0.5), (std::vector<std::string>{"sqrt"}));
+  EXPECT_EQ(ops_of(-0.5), (std::vector<std::string>{"rsqrt"}));
 }
 
 // A cast changes the dtype of its output (torch's Tensor.to, .float(), .half())
