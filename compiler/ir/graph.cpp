@@ -163,7 +163,8 @@ std::string attr_type_error(const std::string& key, const Json& value) {
   if (key == "dim0" || key == "dim1" || key == "start" || key == "end" || key == "start_dim" || key == "end_dim" ||
       key == "length" || key == "index")
     return value.is_number_integer() ? "" : "must be an integer";
-  if (key == "keepdim" || key == "training") return value.is_boolean() ? "" : "must be true or false";
+  if (key == "keepdim" || key == "training" || key == "is_causal" || key == "enable_gqa")
+    return value.is_boolean() ? "" : "must be true or false";
   if (key == "dtype") return value.is_string() ? "" : "must be a dtype name";
   return value.is_number() ? "" : "must be a number";  // eps, scale, scalar, min, max, beta, threshold
 }

@@ -37,6 +37,9 @@ const std::vector<ModelOp>& composite_table() {
       {"linear", K::Linear, 2, 3, {}, ""},
       {"swiglu_mlp", K::SwigluMlp, 4, 4, {}, ""},
       {"attention", K::Attention, 3, 3, {"scale"}, ""},
+      // torch.nn.functional.scaled_dot_product_attention: attention with an
+      // optional additive mask (its fourth input, attn_mask) added to the scaled scores.
+      {"scaled_dot_product_attention", K::Attention, 3, 4, {"scale", "dropout_p", "is_causal", "enable_gqa"}, ""},
       // torch's expand, materialized: an identity reading its input broadcast
       // (torch-spyre's clone of an expanded view, e.g. cat of one tensor repeated).
       {"expand", K::Expand, 1, 1, {"shape"}, ""},
@@ -394,6 +397,20 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
                  std::to_string(k[r - 3]) + ")");
       for (size_t i = 0; i + 3 < r; ++i) {
         if (q[i] != k[i] || q[i] != v[i]) fail("", where, "q, k, v batch dims differ");
+      }
+      if (attrs.value("dropout_p", 0.0) != 0.0)
+        fail("", where, "dropout_p other than 0 draws a random mask; only inference (dropout_p 0) is compiled");
+      if (attrs.value("is_causal", false))
+        fail("", where, "is_causal is not compiled: give the causal mask as attn_mask (the fourth input)");
+      if (in.size() == 4) {
+        Shape scores = q;
+        scores.back() = k[r - 2];
+        const Shape& mask = in[3];
+        bool broadcasts = mask.size() <= r;
+        for (size_t i = 1; broadcasts && i <= mask.size(); ++i)
+          broadcasts = mask[mask.size() - i] == 1 || mask[mask.size() - i] == scores[r - i];
+        if (!broadcasts)
+          fail("", where, "attn_mask " + shape_str(in[3]) + " does not broadcast to the scores " + shape_str(scores));
       }
       Shape out = q;
       out.back() = v.back();

@@ -208,7 +208,7 @@ class Decomposer {
     }
   }
 
-  int attention(int q, int k, int v, float scale, int into) {
+  int attention(int q, int k, int v, int mask, float scale, int into) {
     const Shape sq = shape(q);
     const Shape sk = shape(k);
     const Shape sv = shape(v);
@@ -232,8 +232,22 @@ class Decomposer {
       k5 = kt;
     }
     const int scores = matmul(q5, k5, "scores");
-    const int scaled = device_op("mul", {scores, constant(scale, tensor(q).dtype)}, "scaled", shape(scores));
-    const int probs = softmax(scaled, static_cast<int>(shape(scores).size()) - 1);
+    const Shape ss = shape(scores);  // a copy: the ops below add tensors
+    int scaled = device_op("mul", {scores, constant(scale, tensor(q).dtype)}, "scaled", ss);
+    if (mask >= 0) {
+      // The mask at the scores' rank; with grouped heads its head dim splits
+      // as the query heads did (or stays 1 when it broadcasts over heads).
+      Shape m = shape(mask);
+      m.insert(m.begin(), r - m.size(), 1);
+      if (group > 1) {
+        const int64_t heads = m[r - 3];
+        m.erase(m.begin() + static_cast<int64_t>(r) - 3);
+        m.insert(m.begin() + static_cast<int64_t>(r) - 3, {heads == 1 ? 1 : hkv, heads == 1 ? 1 : group});
+      }
+      const int broadcast_mask = reshape(mask, m, "mask");
+      scaled = device_op("add", {scaled, broadcast_mask}, "masked", ss);
+    }
+    const int probs = softmax(scaled, static_cast<int>(ss.size()) - 1);
     if (group == 1) return matmul(probs, v5, "pv", into);
     return reshape(matmul(probs, v5, "pv"), with({hq, sq[r - 2], sv[r - 1]}), "heads", into);
   }
@@ -320,7 +334,7 @@ class Decomposer {
       }
       case ModelOpKind::Attention: {
         const float scale = a.value("scale", 1.0f / std::sqrt(static_cast<float>(shape(in[0]).back())));
-        attention(in[0], in[1], in[2], scale, out);
+        attention(in[0], in[1], in[2], in.size() > 3 ? in[3] : -1, scale, out);
         return;
       }
       case ModelOpKind::PointwiseComposite:

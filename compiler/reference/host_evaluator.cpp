@@ -223,7 +223,7 @@ Array normalize(const Array& x, const Array* w, const Array* b, float eps, bool 
   return out;
 }
 
-Array attention(const Array& q, const Array& k, const Array& v, float scale, Gemm kind) {
+Array attention(const Array& q, const Array& k, const Array& v, const Array* mask, float scale, Gemm kind) {
   const size_t r = q.shape.size();
   const int64_t hq = q.shape[r - 3], hkv = k.shape[r - 3], group = hq / hkv;
   // Repeat each key/value head for its query heads (grouped-query attention).
@@ -244,6 +244,7 @@ Array attention(const Array& q, const Array& k, const Array& v, float scale, Gem
   const Array kr = repeat(k), vr = repeat(v);
   Array scores = matmul(q, kr, kind, true);
   for (auto& s : scores.data) s *= scale;
+  if (mask) scores = elementwise({&scores, mask}, scores.shape, [](const float* v) { return v[0] + v[1]; });
   return matmul(softmax(scores, static_cast<int>(r - 1)), vr, kind);
 }
 
@@ -382,7 +383,7 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         break;
       }
       case ModelOpKind::Attention:
-        out = attention(*in[0], *in[1], *in[2],
+        out = attention(*in[0], *in[1], *in[2], in.size() > 3 ? in[3] : nullptr,
                         op.attrs.value("scale", 1.0f / std::sqrt(static_cast<float>(in[0]->shape.back()))), gemm_kind);
         break;
       case ModelOpKind::Cast:  // values in fp32 throughout: the output's format rounds them

@@ -86,6 +86,21 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
   EXPECT_EQ(
       op_error(R"({"op": "flatten", "inputs": ["x"], "outputs": ["y"], "attrs": {"start_dim": 1, "end_dim": 0}})"),
       "g.json: $.ops[0] flatten 'y': flatten's start_dim comes after its end_dim");
+  const std::string qkv = R"({"name": "q", "shape": [1, 2, 64, 64], "role": "input"},
+      {"name": "kv", "shape": [1, 2, 128, 64], "role": "input"}, {"name": "m", "shape": [64, 64], "role": "input"})";
+  auto sdpa_error = [&](const std::string& inputs, const std::string& attrs) {
+    return graph_error(graph(qkv + "," + y, R"({"op": "scaled_dot_product_attention", "inputs": )" + inputs +
+                                                R"(, "outputs": ["y"], "attrs": )" + attrs + "}"));
+  };
+  EXPECT_EQ(sdpa_error(R"(["q", "kv", "kv"])", R"({"is_causal": true})"),
+            "g.json: $.ops[0] scaled_dot_product_attention 'y': is_causal is not compiled: give the causal mask as "
+            "attn_mask (the fourth input)");
+  EXPECT_EQ(sdpa_error(R"(["q", "kv", "kv"])", R"({"dropout_p": 0.1})"),
+            "g.json: $.ops[0] scaled_dot_product_attention 'y': dropout_p other than 0 draws a random mask; only "
+            "inference (dropout_p 0) is compiled");
+  EXPECT_EQ(sdpa_error(R"(["q", "kv", "kv", "m"])", "{}"),
+            "g.json: $.ops[0] scaled_dot_product_attention 'y': attn_mask (64, 64) does not broadcast to the scores "
+            "(1, 2, 64, 128)");
   EXPECT_EQ(op_error(R"({"op": "dropout", "inputs": ["x"], "outputs": ["y"], "attrs": {"training": true}})"),
             "g.json: $.ops[0] dropout 'y': dropout in training draws a random mask; only inference (training false) "
             "is compiled");
