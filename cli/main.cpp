@@ -465,8 +465,8 @@ Subcommand add_validate(CLI::App& app) {
   cmd->add_option("--forced-splits", o->forced_splits,
                   "A compiled split row runs the split torch-spyre emitted for it (as-emitted: its 2026-06 planner "
                   "compiled the default division for a forced split on fewer cores than the default, or one not "
-                  "dividing its dims) or the split as written (as-given); auto: the source's own (sources.json), "
-                  "else as-given")
+                  "dividing its dims) or the split as written (as-given); auto: the source's own (sources.json; a "
+                  "table given alone, that of a sources.json above it listing it), else as-given")
       ->check(CLI::IsMember({"auto", "as-emitted", "as-given"}))
       ->capture_default_str();
   cmd->add_option("-j,--workers", v.workers, "Worker processes running rows (default: the machine's cores)")

@@ -70,6 +70,34 @@ MeasurementSource folder_source(const std::string& dir) {
 
 }  // namespace
 
+MeasurementSource table_source(const std::string& csv) {
+  require_regular_file(csv);
+  MeasurementSource source{fs::path(csv).stem().string(), {csv}, "", std::nullopt};
+  std::error_code ec;
+  const fs::path table = fs::weakly_canonical(fs::absolute(csv), ec);
+  fs::path dir = table.parent_path();
+  for (int up = 0; up < 4 && !dir.empty(); ++up, dir = dir.parent_path()) {
+    const fs::path manifest = dir / "sources.json";
+    if (!fs::is_regular_file(manifest, ec)) continue;
+    std::vector<MeasurementSource> listed;
+    try {
+      listed = read_manifest(manifest.string());
+    } catch (const SpyreError&) {
+      continue;  // a broken manifest the user did not name says nothing about this table
+    }
+    for (const auto& s : listed) {
+      for (const auto& t : s.tables) {
+        if (fs::weakly_canonical(t, ec) != table) continue;
+        source.forced_splits = s.forced_splits;
+        source.about = s.about;
+        return source;
+      }
+    }
+    if (dir == dir.root_path()) break;
+  }
+  return source;
+}
+
 std::vector<MeasurementSource> load_measurement_sources(const std::vector<std::string>& paths) {
   std::vector<MeasurementSource> out;
   std::vector<bool> from_csv;
@@ -85,8 +113,7 @@ std::vector<MeasurementSource> load_measurement_sources(const std::vector<std::s
     } else if (fs::path(path).extension() == ".json") {
       for (auto& s : read_manifest(path)) out.push_back(std::move(s));
     } else {
-      require_regular_file(path);
-      out.push_back({fs::path(path).stem().string(), {path}, "", std::nullopt});
+      out.push_back(table_source(path));
     }
     from_csv.resize(out.size(), false);
     if (!fs::is_directory(path, ec) && fs::path(path).extension() != ".json") from_csv.back() = true;

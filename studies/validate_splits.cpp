@@ -210,19 +210,14 @@ std::vector<Json> simulate_jobs(const std::vector<SimulationJob>& jobs, const Va
 Validation run_validate(const ValidateOptions& options) {
   if (!options.report_path.empty()) check_output_file(options.report_path, "--report");
   if (!options.csv_path.empty()) check_output_file(options.csv_path, "--csv");
-  require_regular_file(options.table);
-  MeasurementSource source{std::filesystem::path(options.table).stem().string(), {options.table}, "", std::nullopt};
-  auto v = std::move(validate_each({source}, options).front());
+  auto v = std::move(validate_each({table_source(options.table)}, options).front());
   if (!options.report_path.empty()) write_json_file(options.report_path, v.report);
   if (!options.csv_path.empty()) write_rows_csv(options.csv_path, {v});
   return v;
 }
 
 std::string explain_row(const ValidateOptions& options, int line) {
-  require_regular_file(options.table);
-  const MeasurementSource source{
-      std::filesystem::path(options.table).stem().string(), {options.table}, "", std::nullopt};
-  const auto all = read_sources({source}, options);
+  const auto all = read_sources({table_source(options.table)}, options);
   const RowJob* job = nullptr;
   for (const auto& [table, entry] : all.front().entries) {
     if (entry.job && entry.job->row.line == line) job = &*entry.job;

@@ -44,6 +44,16 @@ TEST(ValidateSources, TheBuiltInManifestListsEverySource) {
   EXPECT_EQ(one[0].name, "stages");
   EXPECT_EQ(one[1].name, "more_sweeps");
   EXPECT_EQ(one[1].tables.size(), 10u);
+  // A table given alone runs as the manifest listing it says (GPT-OSS's forced splits as emitted); one no
+  // manifest lists, as given.
+  const auto gpt = studies::load_measurement_sources({source_path("models/calibration/gpt_oss_prefill/splits.csv")});
+  ASSERT_TRUE(gpt.at(0).forced_splits);
+  EXPECT_EQ(*gpt[0].forced_splits, studies::ForcedSplits::kAsEmitted);
+  EXPECT_EQ(gpt[0].name, "splits");
+  EXPECT_FALSE(one[0].forced_splits);  // softmax_seed000: listed, without forced_splits
+  TempDir dir;
+  write_text(dir.file("alone.csv"), "op,rows,cols,cores,kernel_us_median\nadd,64,64,1,1.0\n");
+  EXPECT_FALSE(studies::load_measurement_sources({dir.file("alone.csv")}).at(0).forced_splits);
 }
 
 TEST(ValidateSources, BadManifestsGetOneLineNamingTheField) {
