@@ -160,6 +160,8 @@ std::string attr_type_error(const std::string& key, const Json& value) {
   };
   if (key == "dim" || key == "dims" || key == "shape")
     return value.is_number_integer() || is_int_list(value) ? "" : "must be an integer or a list of integers";
+  if (key == "size" || key == "repeats") return is_int_list(value) ? "" : "must be a list of integers";
+  if (key == "ord" || key == "p") return value.is_number() || value.is_string() ? "" : "must be a number or a string";
   if (key == "dim0" || key == "dim1" || key == "start" || key == "end" || key == "start_dim" || key == "end_dim" ||
       key == "length" || key == "index")
     return value.is_number_integer() ? "" : "must be an integer";
@@ -203,15 +205,19 @@ void infer_shapes(Graph& g, const std::string& where) {
     }
     const Shape out_shape = infer_shape(*m, shapes, op.attrs, where.empty() ? name : where + ": " + name);
     Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
-    const DType out_dtype = m->kind == ModelOpKind::Cast ? cast_dtype(op.type, op.attrs, name)
-                                                         : g.tensors[static_cast<size_t>(op.inputs[0])].dtype;
+    std::vector<DType> dtypes;
+    for (int t : op.inputs) dtypes.push_back(g.tensors[static_cast<size_t>(t)].dtype);
+    // A fill with no input and no dtype attribute makes what its output declares.
+    const bool declared = m->kind == ModelOpKind::Fill && dtypes.empty() && !op.attrs.contains("dtype");
+    const DType out_dtype =
+        declared ? g.tensors[static_cast<size_t>(op.outputs[0])].dtype : output_dtype(*m, op.attrs, dtypes, name);
     if (out.shape.empty()) {
       out.shape = out_shape;
       out.dtype = out_dtype;
-    } else if (m->kind == ModelOpKind::Cast && out.dtype != out_dtype) {
+    } else if ((m->kind == ModelOpKind::Cast || (m->kind == ModelOpKind::Fill && op.attrs.contains("dtype"))) &&
+               out.dtype != out_dtype) {
       fail(where, name,
-           "declares '" + out.name + "' as " + dtype_name(out.dtype) + " but the op converts to " +
-               dtype_name(out_dtype));
+           "declares '" + out.name + "' as " + dtype_name(out.dtype) + " but the op makes " + dtype_name(out_dtype));
     } else if (out.shape != out_shape) {
       fail(where, name,
            "declares '" + out.name + "' as (" + join(out.shape, ", ") + ") but the op produces (" +

@@ -34,6 +34,10 @@ const std::vector<ModelOp>& composite_table() {
       {"rms_norm", K::RmsNorm, 1, 2, {"eps"}, ""},
       {"matmul", K::Matmul, 2, 2, {}, ""},
       {"bmm", K::Matmul, 2, 2, {}, ""},
+      {"mm", K::Matmul, 2, 2, {}, ""},
+      // addmm(input, mat1, mat2): beta * input + alpha * (mat1 @ mat2), as
+      // torch-spyre decomposes it (mm, then add).
+      {"addmm", K::Addmm, 3, 3, {"beta", "alpha"}, ""},
       {"linear", K::Linear, 2, 3, {}, ""},
       {"swiglu_mlp", K::SwigluMlp, 4, 4, {}, ""},
       {"attention", K::Attention, 3, 3, {"scale"}, ""},
@@ -57,6 +61,30 @@ const std::vector<ModelOp>& composite_table() {
       {"to", K::Cast, 1, 1, {"dtype"}, ""},
       {"float", K::Cast, 1, 1, {}, ""},
       {"half", K::Cast, 1, 1, {}, ""},
+      {"type_as", K::Cast, 2, 2, {}, ""},  // the second input's dtype; its values are not read
+      // Tensors of one value (torch-spyre lowers full as a pointwise kernel
+      // reading a constant; ones, new_ones decompose to full). The _like, new_
+      // and fill_ forms take the shape (and dtype) of their input.
+      {"full", K::Fill, 0, 0, {"size", "fill_value", "dtype"}, ""},
+      {"zeros", K::Fill, 0, 0, {"size", "dtype"}, ""},
+      {"ones", K::Fill, 0, 0, {"size", "dtype"}, ""},
+      {"full_like", K::Fill, 1, 1, {"fill_value", "dtype"}, ""},
+      {"zeros_like", K::Fill, 1, 1, {"dtype"}, ""},
+      {"ones_like", K::Fill, 1, 1, {"dtype"}, ""},
+      {"new_full", K::Fill, 1, 1, {"size", "fill_value", "dtype"}, ""},
+      {"new_zeros", K::Fill, 1, 1, {"size", "dtype"}, ""},
+      {"new_ones", K::Fill, 1, 1, {"size", "dtype"}, ""},
+      {"fill_", K::Fill, 1, 1, {"value"}, ""},
+      // torch.linalg.vector_norm and torch.norm (p): |x| or x * x reduced
+      // one dim at a time, then sqrt for ord 2.
+      {"vector_norm", K::Norm, 1, 1, {"ord", "dim", "keepdim"}, ""},
+      {"norm", K::Norm, 1, 1, {"p", "dim", "keepdim"}, ""},
+      // torch.max / torch.min of a whole tensor: amax / amin over every dim.
+      {"max", K::Reduction, 1, 1, {"dim", "keepdim"}, "max", find_op("max")},
+      {"min", K::Reduction, 1, 1, {"dim", "keepdim"}, "min", find_op("min")},
+      // Tensor.repeat: the input expanded over a new dim beside each repeated
+      // one, then those merged (Inductor's decomposition).
+      {"repeat", K::Repeat, 1, 1, {"repeats"}, ""},
       // Views.
       {"reshape", K::View, 1, 1, {"shape"}, ""},
       {"view", K::View, 1, 1, {"shape"}, ""},
@@ -68,6 +96,8 @@ const std::vector<ModelOp>& composite_table() {
       {"flatten", K::View, 1, 1, {"start_dim", "end_dim"}, ""},
       {"unsqueeze", K::View, 1, 1, {"dim"}, ""},
       {"squeeze", K::View, 1, 1, {"dim"}, ""},
+      {"t", K::View, 1, 1, {}, ""},
+      {"view_as", K::View, 2, 2, {}, ""},  // the second input's shape; its values are not read
   };
   return ops;
 }
@@ -195,7 +225,8 @@ std::pair<int64_t, int64_t> narrow_range(const Shape& x, const Json& attrs, cons
   return {start, start + length};
 }
 
-DType cast_dtype(const std::string& op, const Json& attrs, const std::string& where) {
+DType cast_dtype(const std::string& op, const Json& attrs, const std::vector<DType>& inputs, const std::string& where) {
+  if (op == "type_as") return inputs.at(1);
   if (op == "float") return DType::F32;
   if (op == "half") return DType::F16;
   if (!attrs.contains("dtype")) fail("", where, "missing attribute 'dtype'");
@@ -205,6 +236,68 @@ DType cast_dtype(const std::string& op, const Json& attrs, const std::string& wh
          "attribute 'dtype' '" + attrs.at("dtype").get<std::string>() +
              "' is not a device dtype (float16, bfloat16, float32)");
   return dtype;
+}
+
+namespace {
+
+DType dtype_attr(const Json& attrs, const std::string& where) {
+  DType dtype;
+  if (!parse_dtype(attrs.at("dtype").get<std::string>(), dtype))
+    fail("", where,
+         "attribute 'dtype' '" + attrs.at("dtype").get<std::string>() +
+             "' is not a device dtype (float16, bfloat16, float32)");
+  return dtype;
+}
+
+}  // namespace
+
+DType output_dtype(const ModelOp& op, const Json& attrs, const std::vector<DType>& inputs, const std::string& where) {
+  if (op.kind == K::Cast) return cast_dtype(op.name, attrs, inputs, where);
+  if (op.kind == K::Fill && attrs.contains("dtype")) return dtype_attr(attrs, where);
+  return inputs.empty() ? DType::F16 : inputs[0];
+}
+
+bool reads_first_input_only(const ModelOp& op) { return op.name == "type_as" || op.name == "view_as"; }
+
+double norm_order(const Json& attrs, const std::string& where) {
+  const char* key = attrs.contains("p") ? "p" : "ord";
+  if (!attrs.contains(key)) return 2.0;
+  const Json& v = attrs.at(key);
+  double order = 0;
+  if (v.is_string()) {
+    const std::string text = v.get<std::string>();
+    if (text == "fro") return 2.0;  // over the dims given: the 2-norm of their elements
+    if (text == "inf") return INFINITY;
+    if (text == "-inf") return -INFINITY;
+    fail("", where,
+         "attribute '" + std::string(key) + "' '" + text + "' is not a norm order (1, 2, \"inf\", \"-inf\", \"fro\")");
+  }
+  order = v.get<double>();
+  if (order != 1 && order != 2 && !std::isinf(order))
+    fail("", where,
+         "a norm of order " + format_number(order) +
+             " is not compiled; orders 1, 2, inf and -inf are (abs or square, sum, amax or amin, sqrt)");
+  return order;
+}
+
+float fill_value(const ModelOp& op, const Json& attrs) {
+  if (op.name == "zeros" || op.name == "zeros_like" || op.name == "new_zeros") return 0.0f;
+  if (op.name == "ones" || op.name == "ones_like" || op.name == "new_ones") return 1.0f;
+  return attrs.value(op.name == "fill_" ? "value" : "fill_value", 0.0f);
+}
+
+Shape repeat_counts(const Shape& x, const Json& attrs, const std::string& where) {
+  if (!attrs.contains("repeats") || !attrs["repeats"].is_array())
+    fail("", where, "repeat needs attribute 'repeats' (a list)");
+  const Shape counts = attrs["repeats"].get<Shape>();
+  if (counts.size() < x.size())
+    fail("", where,
+         "repeat takes at least as many counts as the input has dims (" + std::to_string(x.size()) + "), got " +
+             std::to_string(counts.size()));
+  for (int64_t c : counts) {
+    if (c < 1) fail("", where, "repeat count " + std::to_string(c) + " (counts must be positive)");
+  }
+  return counts;
 }
 
 int normalize_dim(int64_t dim, size_t rank, const std::string& where) {
@@ -320,20 +413,64 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
         fail("", where, "dropout in training draws a random mask; only inference (training false) is compiled");
       return in[0];
     case K::Cast:
-      cast_dtype(op.name, attrs, where);
+      if (op.name != "type_as") cast_dtype(op.name, attrs, {}, where);
       return in[0];
+    case K::Fill: {
+      if (attrs.contains("dtype")) dtype_attr(attrs, where);
+      if (!in.empty() && !attrs.contains("size")) return in[0];
+      if (!attrs.contains("size") || !attrs["size"].is_array() || attrs["size"].empty())
+        fail("", where, op.name + " needs attribute 'size' (a list of dims)");
+      const Shape size = attrs["size"].get<Shape>();
+      for (int64_t d : size) {
+        if (d < 1) fail("", where, "attribute 'size' has size " + std::to_string(d));
+      }
+      return size;
+    }
+    case K::Norm: {
+      norm_order(attrs, where);
+      const auto dims = reduction_dims(attrs, in[0].size(), where);
+      const bool keep = attrs.value("keepdim", false);
+      Shape out;
+      for (size_t i = 0; i < in[0].size(); ++i) {
+        const bool reduced = std::find(dims.begin(), dims.end(), static_cast<int>(i)) != dims.end();
+        if (!reduced)
+          out.push_back(in[0][i]);
+        else if (keep)
+          out.push_back(1);
+      }
+      if (out.empty()) out.push_back(1);
+      return out;
+    }
+    case K::Repeat: {
+      const Shape counts = repeat_counts(in[0], attrs, where);
+      Shape out = counts;
+      const size_t lead = counts.size() - in[0].size();
+      for (size_t i = 0; i < in[0].size(); ++i) out[lead + i] *= in[0][i];
+      return out;
+    }
+    case K::Addmm: {
+      const Shape &a = in[1], &b = in[2];
+      if (a.size() != 2 || b.size() != 2 || a[1] != b[0])
+        fail("", where, "addmm multiplies two matrices (n, k) @ (k, m), got " + shape_str(a) + " and " + shape_str(b));
+      const Shape out = {a[0], b[1]};
+      if (broadcast_shapes({in[0], out}, where) != out)
+        fail("", where, "addmm input " + shape_str(in[0]) + " does not broadcast to " + shape_str(out));
+      return out;
+    }
     case K::Binary:
       return in.size() == 1 ? in[0] : broadcast_shapes(in, where);
     case K::Where:
       return broadcast_shapes(in, where);
     case K::Reduction: {
+      if ((op.name == "max" || op.name == "min") && attrs.contains("dim"))
+        fail("", where,
+             "torch." + op.name + " with dim returns values and indices; a" + op.name +
+                 " gives the values (the indices are not compiled)");
       const auto dims = reduction_dims(attrs, in[0].size(), where);
-      if (dims.size() != 1)
-        fail("", where, "reductions over several dims at once are not supported; reduce one dim at a time");
       const bool keep = attrs.value("keepdim", false);
       Shape out;
       for (size_t i = 0; i < in[0].size(); ++i) {
-        if (static_cast<int>(i) != dims[0])
+        if (std::find(dims.begin(), dims.end(), static_cast<int>(i)) == dims.end())
           out.push_back(in[0][i]);
         else if (keep)
           out.push_back(1);
@@ -354,6 +491,7 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       return in[0];
     case K::Matmul: {
       const Shape &a = in[0], &b = in[1];
+      if (op.name == "mm" && (a.size() != 2 || b.size() != 2)) fail("", where, "mm takes two 2-dimensional tensors");
       if (a.size() < 2 || b.size() < 2)
         fail("", where, "matmul operands need at least 2 dimensions, got " + shape_str(a) + " and " + shape_str(b));
       if (op.name == "bmm" && (a.size() != 3 || b.size() != 3)) fail("", where, "bmm takes two 3-dimensional tensors");
@@ -438,6 +576,11 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
     case K::View: {
       const Shape& x = in[0];
       if (op.name == "reshape" || op.name == "view") return reshape_target(x, attrs, where);
+      if (op.name == "view_as") return reshape_target(x, Json{{"shape", in[1]}}, where);
+      if (op.name == "t") {
+        if (x.size() > 2) fail("", where, "t transposes a tensor of at most 2 dims; use transpose");
+        return x.size() == 2 ? Shape{x[1], x[0]} : x;
+      }
       if (op.name == "transpose" || op.name == "permute") {
         const auto perm = view_permutation(attrs, op.name, x.size(), where);
         Shape out;

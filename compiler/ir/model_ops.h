@@ -28,8 +28,12 @@ enum class ModelOpKind {
   Attention,
   Expand,
   PointwiseComposite,  // a unary torch op torch-spyre decomposes into pointwise device ops (ceil, sign, ...)
-  Cast,                // a dtype conversion (to, float, half)
-  View
+  Cast,                // a dtype conversion (to, float, half; type_as: the second input's dtype)
+  View,
+  Fill,    // a tensor of one value (full, zeros, ones, their _like / new_ forms, fill_)
+  Norm,    // vector_norm / norm: ord 1, 2, inf or -inf over some dims
+  Repeat,  // repeat: tiles of the input, materialized
+  Addmm    // addmm: beta * input + alpha * (mat1 @ mat2)
 };
 
 // Unary, Binary, Where and Reduction ops come from the op registry's rows with
@@ -53,8 +57,20 @@ float pow_exponent(const Json& attrs, const std::string& where);
 std::pair<int, int64_t> select_index(const Shape& x, const Json& attrs, const std::string& where);
 // narrow's [start, end) along its dim.
 std::pair<int64_t, int64_t> narrow_range(const Shape& x, const Json& attrs, const std::string& where);
-// The dtype a Cast op converts `from` to; `where` names the op in errors.
-DType cast_dtype(const std::string& op, const Json& attrs, const std::string& where);
+// The dtype a Cast op converts to (type_as: `inputs[1]`'s); `where` names the op in errors.
+DType cast_dtype(const std::string& op, const Json& attrs, const std::vector<DType>& inputs, const std::string& where);
+// The dtype of an op's output: a cast's target, a fill's `dtype` attribute
+// (float16 when it has no input to take one from), else its first input's.
+DType output_dtype(const ModelOp& op, const Json& attrs, const std::vector<DType>& inputs, const std::string& where);
+// Ops whose inputs after the first give only a shape or a dtype (type_as,
+// view_as): their dtypes may differ from the first's.
+bool reads_first_input_only(const ModelOp& op);
+// vector_norm's order (1, 2, +inf or -inf: what decomposition compiles).
+double norm_order(const Json& attrs, const std::string& where);
+// The value a Fill op writes.
+float fill_value(const ModelOp& op, const Json& attrs);
+// repeat's counts, one per output dim (as many as the input has dims, or more).
+Shape repeat_counts(const Shape& x, const Json& attrs, const std::string& where);
 std::vector<std::string> model_op_names();
 std::vector<std::string> pointwise_op_names();  // unary ops (device ops and composites) usable as single-op workloads
 

@@ -52,6 +52,7 @@ class CoarseTiler {
   std::vector<Op> run() {
     op_ = g_.ops[index_];
     tiles_ = op_.coarse_tile.tiles;
+    if (op_.inputs.empty()) fail("", where_, "coarse tiling needs an op with an input to tile");
     const Shape& in_shape = g_.tensors[static_cast<size_t>(op_.inputs[0])].shape;
     const int rank = static_cast<int>(in_shape.size());
     dim_ = op_.coarse_tile.dim;

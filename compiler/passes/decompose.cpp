@@ -121,6 +121,35 @@ class Decomposer {
     return device_op(type, {in}, suffix, keep_dim(shape(in), dim), attrs, into);
   }
 
+  // A reduction over several dims, one after another (each kept at size 1;
+  // a mean's scaling per dim makes the mean of the whole). The result is the
+  // model op's output `into` (when >= 0): kept at size 1 with keepdim, else a
+  // view of the kept result, or, when nothing on the device reads it, the
+  // kept result with the host seeing the dims dropped.
+  int reduce_dims(const std::string& type, bool mean, int in, const std::vector<int>& dims, bool keep, int into) {
+    int v = in;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      Json constants = Json::object();
+      if (mean) constants["scaling_factor"] = 1.0f / static_cast<float>(shape(v)[static_cast<size_t>(dims[i])]);
+      if (i + 1 < dims.size() || into < 0) {
+        v = reduce(type, v, dims[i], "partial", constants);
+        continue;
+      }
+      if (keep) return reduce(type, v, dims[i], "kept", constants, into);
+      if (uses_[static_cast<size_t>(into)] == 0) {
+        // Nothing on the device reads it: keep the dims on the device, drop them for the host.
+        Tensor& t = out_.tensors[static_cast<size_t>(into)];
+        t.host_shape = t.shape;
+        t.shape = keep_dim(shape(v), dims[i]);
+        return reduce(type, v, dims[i], "kept", constants, into);
+      }
+      const int kept = reduce(type, v, dims[i], "kept", constants);
+      emit("reshape", {kept}, into, {{"shape", shape(into)}});
+      return into;
+    }
+    return v;
+  }
+
   int matmul(int a, int b, const std::string& suffix, int into = -1) {
     const Shape sa = shape(a);
     const Shape sb = shape(b);
@@ -259,16 +288,19 @@ class Decomposer {
     loop_group_ = op.loop_group;
     const int out = op.outputs[0];
     base_name_ = tensor(out).name;
-    const DType dtype = tensor(op.inputs[0]).dtype;
+    const DType dtype = op.inputs.empty() ? tensor(out).dtype : tensor(op.inputs[0]).dtype;
+    std::vector<DType> dtypes;
     for (int t : op.inputs) {
-      if (tensor(t).dtype != dtype) {
+      dtypes.push_back(tensor(t).dtype);
+      if (tensor(t).dtype != dtype && !reads_first_input_only(*m)) {
         fail("", origin_,
              "mixes " + std::string(dtype_name(dtype)) + " and " + dtype_name(tensor(t).dtype) +
                  " operands; give every operand one dtype");
       }
     }
-    out_.tensors[static_cast<size_t>(out)].dtype =
-        m->kind == ModelOpKind::Cast ? cast_dtype(op.type, op.attrs, origin_) : dtype;
+    // A fill with no input and no dtype attribute makes what its output declares.
+    if (!op.inputs.empty() || op.attrs.contains("dtype"))
+      out_.tensors[static_cast<size_t>(out)].dtype = output_dtype(*m, op.attrs, dtypes, origin_);
     const std::vector<int>& in = op.inputs;
     const Json& a = op.attrs;
     switch (m->kind) {
@@ -289,24 +321,67 @@ class Decomposer {
       case ModelOpKind::Where:
         emit(m->device_op, in, out);
         return;
-      case ModelOpKind::Reduction: {
-        const int dim = reduction_dims(a, shape(in[0]).size(), origin_)[0];
-        Json constants = Json::object();
-        if (m->device->reduce == ReduceOp::Mean)
-          constants["scaling_factor"] = 1.0f / static_cast<float>(shape(in[0])[static_cast<size_t>(dim)]);
-        const bool keep = a.value("keepdim", false);
-        if (keep) {
-          reduce(m->device_op, in[0], dim, "kept", constants, out);
-        } else if (uses_[static_cast<size_t>(out)] == 0) {
-          // Nothing on the device reads it: keep the dim on the device, drop it for the host.
-          Tensor& t = out_.tensors[static_cast<size_t>(out)];
-          t.host_shape = t.shape;
-          t.shape = keep_dim(shape(in[0]), dim);
-          reduce(m->device_op, in[0], dim, "kept", constants, out);
-        } else {
-          const int kept = reduce(m->device_op, in[0], dim, "kept", constants);
-          emit("reshape", {kept}, out, {{"shape", shape(out)}});
+      case ModelOpKind::Reduction:
+        reduce_dims(m->device_op, m->device->reduce == ReduceOp::Mean, in[0],
+                    reduction_dims(a, shape(in[0]).size(), origin_), a.value("keepdim", false), out);
+        return;
+      case ModelOpKind::Norm: {
+        // |x| (x * x for ord 2), summed (ord 1, 2) or its amax / amin (ord
+        // +-inf) over the dims one at a time, then sqrt for ord 2.
+        const double order = norm_order(a, origin_);
+        const auto dims = reduction_dims(a, shape(in[0]).size(), origin_);
+        const Shape s = shape(in[0]);
+        const int v = order == 2 ? device_op("mul", {in[0], in[0]}, "square", s) : device_op("abs", {in[0]}, "abs", s);
+        const std::string fold = order == 1 || order == 2 ? "sum" : order > 0 ? "max" : "min";
+        if (order != 2) {
+          reduce_dims(fold, false, v, dims, a.value("keepdim", false), out);
+          return;
         }
+        const int sum = reduce_dims(fold, false, v, dims, true, -1);
+        const Shape kept = shape(sum);  // a copy: the ops below add tensors
+        if (kept == shape(out)) {
+          device_op("sqrt", {sum}, "", kept, Json::object(), out);
+        } else {
+          emit("reshape", {device_op("sqrt", {sum}, "sqrt", kept)}, out, {{"shape", shape(out)}});
+        }
+        return;
+      }
+      case ModelOpKind::Fill: {
+        // A pointwise kernel reading one constant broadcast (torch-spyre's lower_full).
+        const int value = constant(fill_value(*m, a), tensor(out).dtype);
+        emit("identity", {reshape(value, Shape(shape(out).size(), 1), "fill_value")}, out);
+        return;
+      }
+      case ModelOpKind::Repeat: {
+        // x [d0, d1] repeated [r0, r1]: x as [1, d0, 1, d1], expanded to
+        // [r0, d0, r1, d1] (an identity reading it broadcast), merged to
+        // [r0 * d0, r1 * d1] (a view, or a copy where the layout needs one).
+        const Shape x = shape(in[0]);
+        const Shape counts = repeat_counts(x, a, origin_);
+        const size_t lead = counts.size() - x.size();
+        Shape unit, expanded;
+        for (size_t i = 0; i < counts.size(); ++i) {
+          const int64_t d = i < lead ? 1 : x[i - lead];
+          unit.insert(unit.end(), {1, d});
+          expanded.insert(expanded.end(), {counts[i], d});
+        }
+        const int tiles = device_op("identity", {reshape(in[0], unit, "repeat_input")}, "tiles", expanded);
+        emit("reshape", {tiles}, out, {{"shape", shape(out)}});
+        return;
+      }
+      case ModelOpKind::Addmm: {
+        // beta * input + alpha * (mat1 @ mat2): the scalings only where they are not 1.
+        const float beta = a.value("beta", 1.0f), alpha = a.value("alpha", 1.0f);
+        const Shape s = shape(out);
+        int product = matmul(in[1], in[2], "mm");
+        if (alpha != 1.0f) product = device_op("mul", {product, constant(alpha, dtype)}, "alpha", s);
+        if (beta == 0.0f) {
+          device_op("identity", {product}, "", s, Json::object(), out);
+          return;
+        }
+        int bias = in[0];
+        if (beta != 1.0f) bias = device_op("mul", {bias, constant(beta, dtype)}, "beta", Shape(shape(in[0])));
+        device_op("add", {product, bias}, "", s, Json::object(), out);
         return;
       }
       case ModelOpKind::Softmax:
@@ -373,6 +448,8 @@ class Decomposer {
           const int dim = normalize_dim(a.at("dim").get<int64_t>(), shape(in[0]).size(), origin_);
           const auto [start, end] = narrow_range(shape(in[0]), a, origin_);
           emit("slice", {in[0]}, out, {{"dim", dim}, {"start", start}, {"end", end}});
+        } else if (op.type == "t" && shape(in[0]).size() == 2) {
+          emit("permute", {in[0]}, out, {{"dims", {1, 0}}});
         } else if (op.type == "select") {
           // A slice of one element, then the dim dropped.
           const auto [dim, index] = select_index(shape(in[0]), a, origin_);

@@ -315,6 +315,11 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
     }
     const Tensor& out_t = g.tensors[static_cast<size_t>(op.outputs[0])];
     Array out;
+    // Values the device stores between the device ops of one model op.
+    auto round_stored = [&](Array& a) {
+      if (precision != StoredPrecision::Device) return;
+      for (auto& x : a.data) x = round_to_format(device_format(out_t.dtype), x);
+    };
     switch (m->kind) {
       case ModelOpKind::Unary:
       case ModelOpKind::Where:
@@ -327,31 +332,82 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         break;
       }
       case ModelOpKind::Reduction: {
-        const int dim = reduction_dims(op.attrs, in[0]->shape.size(), where)[0];
-        const int64_t n = in[0]->shape[static_cast<size_t>(dim)];
-        // The reference accumulates in double (fold_sum): more exact than the device, on purpose.
-        switch (m->device->reduce) {
-          case ReduceOp::Sum:
-            out = reduce(*in[0], dim, fold_sum);
-            break;
-          case ReduceOp::Mean:
-            out = reduce(*in[0], dim, [n](const float* p, int64_t c, int64_t s) {
-              return fold_sum(p, c, s) / static_cast<float>(n);
-            });
-            break;
-          case ReduceOp::Max:
-            out = reduce(*in[0], dim, fold_max);
-            break;
-          case ReduceOp::Min:
-            out = reduce(*in[0], dim, fold_min);
-            break;
-          case ReduceOp::Prod:
-            out = reduce(*in[0], dim, fold_prod);
-            break;
-          default:
-            fail("", where, "the host reference has no fold for " + m->device->name);
+        // Over each dim in turn; the reference accumulates in double (fold_sum):
+        // more exact than the device, on purpose.
+        out = *in[0];
+        for (int dim : reduction_dims(op.attrs, in[0]->shape.size(), where)) {
+          const int64_t n = out.shape[static_cast<size_t>(dim)];
+          switch (m->device->reduce) {
+            case ReduceOp::Sum:
+              out = reduce(out, dim, fold_sum);
+              break;
+            case ReduceOp::Mean:
+              out = reduce(out, dim, [n](const float* p, int64_t c, int64_t s) {
+                return fold_sum(p, c, s) / static_cast<float>(n);
+              });
+              break;
+            case ReduceOp::Max:
+              out = reduce(out, dim, fold_max);
+              break;
+            case ReduceOp::Min:
+              out = reduce(out, dim, fold_min);
+              break;
+            case ReduceOp::Prod:
+              out = reduce(out, dim, fold_prod);
+              break;
+            default:
+              fail("", where, "the host reference has no fold for " + m->device->name);
+          }
+          round_stored(out);  // each partial is a tensor the device stores
         }
         out.shape = out_t.shape;
+        break;
+      }
+      case ModelOpKind::Norm: {
+        const double order = norm_order(op.attrs, where);
+        out = elementwise(in, in[0]->shape, [](const float* v) { return std::fabs(v[0]); });
+        for (int dim : reduction_dims(op.attrs, in[0]->shape.size(), where)) {
+          if (order == 1) out = reduce(out, dim, fold_sum);
+          if (order == 2)
+            out = reduce(out, dim, [](const float* p, int64_t n, int64_t stride) {
+              double s = 0;
+              for (int64_t k = 0; k < n; ++k) s += static_cast<double>(p[k * stride]) * p[k * stride];
+              return static_cast<float>(s);
+            });
+          if (std::isinf(order)) out = reduce(out, dim, order > 0 ? fold_max : fold_min);
+          round_stored(out);
+        }
+        if (order == 2) {
+          for (auto& x : out.data) x = std::sqrt(x);
+        }
+        break;
+      }
+      case ModelOpKind::Fill:
+        out.data.assign(static_cast<size_t>(out_t.elements()), fill_value(*m, op.attrs));
+        break;
+      case ModelOpKind::Repeat: {
+        // Output element i takes the input element at i's index modulo each input dim.
+        const Array& x = *in[0];
+        const Shape& to = out_t.shape;
+        const size_t lead = to.size() - x.shape.size();
+        const auto in_strides = strides_of(x.shape);
+        out.data.resize(static_cast<size_t>(out_t.elements()));
+        for (int64_t i = 0; i < out_t.elements(); ++i) {
+          int64_t rest = i, from = 0;
+          for (size_t d = to.size(); d-- > 0;) {
+            const int64_t index = rest % to[d];
+            rest /= to[d];
+            if (d >= lead) from += index % x.shape[d - lead] * in_strides[d - lead];
+          }
+          out.data[static_cast<size_t>(i)] = x.data[static_cast<size_t>(from)];
+        }
+        break;
+      }
+      case ModelOpKind::Addmm: {
+        const float beta = op.attrs.value("beta", 1.0f), alpha = op.attrs.value("alpha", 1.0f);
+        const Array product = matmul(*in[1], *in[2], gemm_kind);
+        out = elementwise({&product, in[0]}, out_t.shape,
+                          [alpha, beta](const float* v) { return alpha * v[0] + (beta == 0.0f ? 0.0f : beta * v[1]); });
         break;
       }
       case ModelOpKind::Softmax:
@@ -404,6 +460,8 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         const Array& x = *in[0];
         if (op.type == "transpose" || op.type == "permute") {
           out = permute(x, view_permutation(op.attrs, op.type, x.shape.size(), where));
+        } else if (op.type == "t" && x.shape.size() == 2) {
+          out = permute(x, {1, 0});
         } else if (op.type == "slice" || op.type == "narrow" || op.type == "select") {
           // Elements [start, start + len) of dim d; select drops the dim afterwards.
           int d = 0;

@@ -73,7 +73,7 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
             "g.json: $.ops[0] to 'y': attribute 'dtype' 'int64' is not a device dtype (float16, bfloat16, float32)");
   EXPECT_EQ(graph_error(graph(x + R"(, {"name": "y", "shape": [4, 64], "role": "output"})",
                               R"({"op": "float", "inputs": ["x"], "outputs": ["y"]})")),
-            "g.json: $.ops[0] float 'y': declares 'y' as float16 but the op converts to float32");
+            "g.json: $.ops[0] float 'y': declares 'y' as float16 but the op makes float32");
   auto op_error = [&](const std::string& op) { return graph_error(graph(x + "," + y, op)); };
   EXPECT_EQ(op_error(R"({"op": "pow", "inputs": ["x"], "outputs": ["y"], "attrs": {"exponent": 1.7}})"),
             "g.json: $.ops[0] pow 'y': pow with exponent 1.7 is not compiled: torch-spyre has no pow op; whole "
@@ -104,6 +104,25 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
   EXPECT_EQ(op_error(R"({"op": "dropout", "inputs": ["x"], "outputs": ["y"], "attrs": {"training": true}})"),
             "g.json: $.ops[0] dropout 'y': dropout in training draws a random mask; only inference (training false) "
             "is compiled");
+  EXPECT_EQ(op_error(R"({"op": "max", "inputs": ["x"], "outputs": ["y"], "attrs": {"dim": 0}})"),
+            "g.json: $.ops[0] max 'y': torch.max with dim returns values and indices; amax gives the values (the "
+            "indices are not compiled)");
+  EXPECT_EQ(op_error(R"({"op": "norm", "inputs": ["x"], "outputs": ["y"], "attrs": {"p": 3}})"),
+            "g.json: $.ops[0] norm 'y': a norm of order 3 is not compiled; orders 1, 2, inf and -inf are (abs or "
+            "square, sum, amax or amin, sqrt)");
+  EXPECT_EQ(op_error(R"({"op": "vector_norm", "inputs": ["x"], "outputs": ["y"], "attrs": {"ord": "nuc"}})"),
+            "g.json: $.ops[0] vector_norm 'y': attribute 'ord' 'nuc' is not a norm order (1, 2, \"inf\", \"-inf\", "
+            "\"fro\")");
+  EXPECT_EQ(op_error(R"({"op": "repeat", "inputs": ["x"], "outputs": ["y"], "attrs": {"repeats": [2]}})"),
+            "g.json: $.ops[0] repeat 'y': repeat takes at least as many counts as the input has dims (2), got 1");
+  EXPECT_EQ(op_error(R"({"op": "repeat", "inputs": ["x"], "outputs": ["y"], "attrs": {"repeats": [1, 0]}})"),
+            "g.json: $.ops[0] repeat 'y': repeat count 0 (counts must be positive)");
+  EXPECT_EQ(op_error(R"({"op": "full", "inputs": [], "outputs": ["y"], "attrs": {"fill_value": 1}})"),
+            "g.json: $.ops[0] full 'y': full needs attribute 'size' (a list of dims)");
+  EXPECT_EQ(op_error(R"({"op": "zeros", "inputs": [], "outputs": ["y"], "attrs": {"size": 4}})"),
+            "g.json: $.ops[0] zeros 'y': attribute 'size' must be a list of integers");
+  EXPECT_EQ(op_error(R"({"op": "addmm", "inputs": ["x", "x", "x"], "outputs": ["y"]})"),
+            "g.json: $.ops[0] addmm 'y': addmm multiplies two matrices (n, k) @ (k, m), got (4, 64) and (4, 64)");
 }
 
 // pow by a scalar lowers as Inductor's pow lowering does: a whole exponent
@@ -200,6 +219,47 @@ TEST(Decompose, CompositeOpsBecomeSdscOpsAsTorchSpyreLowersThem) {
   // mean carries 1/N as a constant; clamp its bounds.
   const Graph mean = compiled_workload("mean", {64, 256});
   EXPECT_FLOAT_EQ(mean.ops[0].attrs["constants"]["scaling_factor"].get<float>(), 1.0f / 256);
+}
+
+// The ops of torch-spyre's supported list that are compositions: their
+// device ops, and a reduction over several dims as one reduction per dim.
+TEST(Decompose, NormsFillsRepeatsAndAddmmBecomeDeviceOps) {
+  auto ops_of = [](const std::string& op, const std::string& attrs, const std::string& inputs = R"(["x"])") {
+    return device_ops(compile(parse_graph(Json::parse(R"({"tensors": [
+        {"name": "x", "shape": [64, 128], "role": "input"}, {"name": "w", "shape": [128, 64], "role": "input"},
+        {"name": "b", "shape": [64], "role": "input"}, {"name": "y", "role": "output"}],
+        "ops": [{"op": ")" + op + R"(", "inputs": )" + inputs +
+                                                      R"(, "outputs": ["y"], "attrs": )" + attrs + "}]}"),
+                                          "g.json"),
+                              {}));
+  };
+  EXPECT_EQ(ops_of("vector_norm", "{}"), (std::vector<std::string>{"mul", "sumnonstick", "sum", "sqrt"}));
+  EXPECT_EQ(ops_of("norm", R"({"p": 1, "dim": -1})"), (std::vector<std::string>{"abs", "sum"}));
+  EXPECT_EQ(ops_of("vector_norm", R"({"ord": "-inf", "dim": 0})"), (std::vector<std::string>{"abs", "minnonstick"}));
+  EXPECT_EQ(ops_of("mean", R"({"dim": [0, 1]})"), (std::vector<std::string>{"meannonstick", "mean"}));
+  EXPECT_EQ(ops_of("max", "{}"), (std::vector<std::string>{"maxnonstick", "max"}));
+  EXPECT_EQ(ops_of("zeros_like", "{}"), (std::vector<std::string>{"identity"}));
+  EXPECT_EQ(ops_of("repeat", R"({"repeats": [2, 1]})"), (std::vector<std::string>{"identity"}));
+  EXPECT_EQ(ops_of("addmm", R"({"beta": 0.5, "alpha": 2})", R"(["b", "x", "w"])"),
+            (std::vector<std::string>{"batchmatmul", "mul", "mul", "add"}));
+  EXPECT_EQ(ops_of("addmm", R"({"beta": 0})", R"(["b", "x", "w"])"),
+            (std::vector<std::string>{"batchmatmul", "identity"}));
+  // A mean over two dims scales by 1/N of each.
+  const Graph mean = compile(parse_graph(Json::parse(R"({"tensors": [{"name": "x", "shape": [64, 128], "role": "input"},
+      {"name": "y", "role": "output"}], "ops": [{"op": "mean", "inputs": ["x"], "outputs": ["y"],
+      "attrs": {"dim": [0, 1]}}]})"),
+                                         "g.json"),
+                             {});
+  EXPECT_FLOAT_EQ(mean.ops[0].attrs["constants"]["scaling_factor"].get<float>(), 1.0f / 64);
+  EXPECT_FLOAT_EQ(mean.ops[1].attrs["constants"]["scaling_factor"].get<float>(), 1.0f / 128);
+  // full with no input makes its declared dtype; a fill reads one constant.
+  const Graph full = compile(parse_graph(Json::parse(R"({"tensors": [{"name": "y", "dtype": "float32", "role":
+      "output"}], "ops": [{"op": "full", "inputs": [], "outputs": ["y"], "attrs": {"size": [8, 64], "fill_value": 3}}]})"),
+                                         "g.json"),
+                             {});
+  EXPECT_EQ(full.tensors[static_cast<size_t>(full.find("y"))].dtype, DType::F32);
+  EXPECT_EQ(full.tensors[static_cast<size_t>(full.find("y"))].shape, (Shape{8, 64}));
+  ASSERT_GE(full.find("const.3"), 0);
 }
 
 TEST(Decompose, ScalarsBecomeSizeOneConstants) {

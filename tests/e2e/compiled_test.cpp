@@ -207,6 +207,62 @@ TEST(CompiledProgram, PointwiseCompositesGiveTorchValuesAtTheEdges) {
   }
 }
 
+// The example graph of composed torch ops (mm, addmm, t, fills, norms,
+// reductions over two dims, max, repeat, type_as, view_as) matches its
+// reference on 1, 4 and 32 cores, LX planning off and on.
+TEST(CompiledProgram, TensorOpsMatchTheirReferenceOnEveryCoreCount) {
+  for (const int cores : {1, 4, 32}) {
+    for (const bool lx : {false, true}) {
+      SCOPED_TRACE(std::to_string(cores) + " cores, lx " + std::to_string(lx));
+      test::TempDir dir;
+      CompileJob job;
+      job.graph_path = test::source_path("models/workloads/tensor_ops.json");
+      job.options.cores = cores;
+      job.options.lx.enabled = lx;
+      const Checked c = compile_and_check(job, dir);
+      EXPECT_EQ(c.run.report.comparisons.size(), 17u);
+    }
+  }
+}
+
+// The same graph on an input whose results are known by hand: x[i][j] =
+// (j % 4 - 1.5) / 2, values -0.75, -0.25, 0.25, 0.75 in every row.
+TEST(CompiledProgram, TensorOpsGiveHandComputedValues) {
+  test::TempDir dir;
+  CompileJob job;
+  job.graph_path = test::source_path("models/workloads/tensor_ops.json");
+  job.output_dir = dir.file("program");
+  job.emit_io_dir = dir.file("io");
+  compiler::run_compile_job(job);
+  std::vector<float> x(64 * 128);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = (static_cast<float>(i % 4) - 1.5f) / 2;
+  write_npy(dir.file("io/inputs/x.npy"), {64, 128}, x, "f4");
+  sim::RunOptions run;
+  run.bundle = job.output_dir;
+  run.inputs_dir = dir.file("io/inputs");
+  const sim::RunOutcome outcome = sim::run_bundle(run);
+  auto out = [&](const std::string& name) { return outcome.outputs.at(name); };
+  EXPECT_EQ(out("full_out"), std::vector<float>(32 * 64, 1.5f));
+  EXPECT_EQ(out("fill_out"), std::vector<float>(64 * 128, -2.25f));
+  EXPECT_EQ(out("zl_out"), std::vector<float>(64 * 128, 0.0f));
+  EXPECT_EQ(out("l1"), std::vector<float>{4096.0f});  // 8192 elements of mean |x| 0.5
+  EXPECT_EQ(out("sum2"), std::vector<float>{4096.0f});
+  EXPECT_EQ(out("mean2"), std::vector<float>{0.5f});
+  EXPECT_EQ(out("mx"), std::vector<float>{0.75f});
+  const std::vector<float> l2 = out("l2");  // sqrt(128 x 0.3125) per row
+  ASSERT_EQ(l2.size(), 64u);
+  for (float v : l2) EXPECT_NEAR(v, std::sqrt(40.0f), 0.02f);
+  const std::vector<float> linf = out("linf");  // per column: |x| of that column
+  ASSERT_EQ(linf.size(), 128u);
+  for (size_t j = 0; j < 128; ++j) EXPECT_EQ(linf[j], std::fabs(x[j])) << j;
+  // repeat [1, 2]: each row twice side by side; [2, 1]: the whole tensor twice.
+  const std::vector<float> rep1 = out("rep1"), rep0 = out("rep0");
+  for (size_t i = 0; i < 64; ++i) {
+    for (size_t j = 0; j < 256; ++j) ASSERT_EQ(rep1[i * 256 + j], x[i * 128 + j % 128]) << i << "," << j;
+  }
+  for (size_t i = 0; i < rep0.size(); ++i) ASSERT_EQ(rep0[i], x[i % x.size()]) << i;
+}
+
 // A graph that converts fp16 to fp32, computes in fp32 and converts back
 // runs on 1, 4 and 32 cores, LX planning off and on: the fp32 result matches
 // the reference to fp32 precision, the fp16 one to DLFloat16's.
