@@ -6,7 +6,9 @@
 
 namespace spyre::compiler {
 
-bool is_view_op(const std::string& type) { return type == "reshape" || type == "permute" || type == "slice"; }
+bool is_view_op(const std::string& type) {
+  return type == "reshape" || type == "permute" || type == "slice" || type == "concat";
+}
 
 const OpInfo* device_op_info(const Op& op) { return is_view_op(op.type) ? nullptr : find_op(op.type); }
 

@@ -85,6 +85,10 @@ const std::vector<ModelOp>& composite_table() {
       // Tensor.repeat: the input expanded over a new dim beside each repeated
       // one, then those merged (Inductor's decomposition).
       {"repeat", K::Repeat, 1, 1, {"repeats"}, ""},
+      // torch.cat as torch-spyre lowers it (lower_cat): each input copied
+      // into a slice view of the output; stack: each input unsqueezed first.
+      {"cat", K::Cat, 1, 64, {"dim"}, ""},
+      {"stack", K::Cat, 1, 64, {"dim"}, ""},
       // Views.
       {"reshape", K::View, 1, 1, {"shape"}, ""},
       {"view", K::View, 1, 1, {"shape"}, ""},
@@ -286,6 +290,11 @@ float fill_value(const ModelOp& op, const Json& attrs) {
   return attrs.value(op.name == "fill_" ? "value" : "fill_value", 0.0f);
 }
 
+int cat_dim(const std::string& op, const Shape& first_input, const Json& attrs, const std::string& where) {
+  const int64_t d = attrs.value("dim", int64_t{0});
+  return normalize_dim(d, first_input.size() + (op == "stack" ? 1 : 0), where);
+}
+
 Shape repeat_counts(const Shape& x, const Json& attrs, const std::string& where) {
   if (!attrs.contains("repeats") || !attrs["repeats"].is_array())
     fail("", where, "repeat needs attribute 'repeats' (a list)");
@@ -446,6 +455,24 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       Shape out = counts;
       const size_t lead = counts.size() - in[0].size();
       for (size_t i = 0; i < in[0].size(); ++i) out[lead + i] *= in[0][i];
+      return out;
+    }
+    case K::Cat: {
+      const int d = cat_dim(op.name, in[0], attrs, where);
+      Shape out = in[0];
+      if (op.name == "stack") out.insert(out.begin() + d, 0);
+      for (const Shape& s : in) {
+        Shape other = s;
+        if (op.name == "stack") other.insert(other.begin() + d, 0);
+        other[static_cast<size_t>(d)] = out[static_cast<size_t>(d)];
+        if (other != out)
+          fail("", where,
+               op.name + " inputs must match " +
+                   (op.name == "stack" ? "in every dim" : "except in dim " + std::to_string(d)) + ": " +
+                   shape_str(in[0]) + " and " + shape_str(s));
+      }
+      out[static_cast<size_t>(d)] = 0;
+      for (const Shape& s : in) out[static_cast<size_t>(d)] += op.name == "stack" ? 1 : s[static_cast<size_t>(d)];
       return out;
     }
     case K::Addmm: {

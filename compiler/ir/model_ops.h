@@ -33,7 +33,8 @@ enum class ModelOpKind {
   Fill,    // a tensor of one value (full, zeros, ones, their _like / new_ forms, fill_)
   Norm,    // vector_norm / norm: ord 1, 2, inf or -inf over some dims
   Repeat,  // repeat: tiles of the input, materialized
-  Addmm    // addmm: beta * input + alpha * (mat1 @ mat2)
+  Addmm,   // addmm: beta * input + alpha * (mat1 @ mat2)
+  Cat      // cat / stack: each input copied into its slice of the output
 };
 
 // Unary, Binary, Where and Reduction ops come from the op registry's rows with
@@ -69,6 +70,8 @@ bool reads_first_input_only(const ModelOp& op);
 double norm_order(const Json& attrs, const std::string& where);
 // The value a Fill op writes.
 float fill_value(const ModelOp& op, const Json& attrs);
+// cat's (stack's: the new) dim, normalized.
+int cat_dim(const std::string& op, const Shape& first_input, const Json& attrs, const std::string& where);
 // repeat's counts, one per output dim (as many as the input has dims, or more).
 Shape repeat_counts(const Shape& x, const Json& attrs, const std::string& where);
 std::vector<std::string> model_op_names();

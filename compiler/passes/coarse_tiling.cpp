@@ -53,6 +53,8 @@ class CoarseTiler {
     op_ = g_.ops[index_];
     tiles_ = op_.coarse_tile.tiles;
     if (op_.inputs.empty()) fail("", where_, "coarse tiling needs an op with an input to tile");
+    if (const ModelOp* m = find_model_op(op_.type); m && m->kind == ModelOpKind::Cat)
+      fail("", where_, "coarse tiling of " + op_.type + " is not compiled (its inputs are copied into slices)");
     const Shape& in_shape = g_.tensors[static_cast<size_t>(op_.inputs[0])].shape;
     const int rank = static_cast<int>(in_shape.size());
     dim_ = op_.coarse_tile.dim;

@@ -369,6 +369,25 @@ class Decomposer {
         emit("reshape", {tiles}, out, {{"shape", shape(out)}});
         return;
       }
+      case ModelOpKind::Cat: {
+        // torch-spyre's lower_cat: the output's bytes, each input copied
+        // (an identity) into its slice; the parts are views of the output
+        // (the device view op `concat`), so no kernel reads them again.
+        const int d = cat_dim(op.type, shape(in[0]), a, origin_);
+        std::vector<int> parts;
+        for (size_t i = 0; i < in.size(); ++i) {
+          int x = in[i];
+          if (op.type == "stack") {
+            Shape unsqueezed = shape(x);
+            unsqueezed.insert(unsqueezed.begin() + d, 1);
+            x = reshape(x, unsqueezed, "stacked" + std::to_string(i));
+          }
+          const Shape part = shape(x);  // a copy: temp adds a tensor
+          parts.push_back(device_op("identity", {x}, "part" + std::to_string(i), part));
+        }
+        emit("concat", parts, out, {{"dim", d}});
+        return;
+      }
       case ModelOpKind::Addmm: {
         // beta * input + alpha * (mat1 @ mat2): the scalings only where they are not 1.
         const float beta = a.value("beta", 1.0f), alpha = a.value("alpha", 1.0f);

@@ -1,6 +1,7 @@
 // Memory planning: which HBM bytes each tensor occupies, and which bundle
 // launches each op.
-//   - Views own no bytes: they point into their storage tensor at an offset.
+//   - Views own no bytes: they point into their storage tensor at an offset
+//     (a concat's parts into its output).
 //   - Arguments placement (default, like torch-spyre's runtime): every tensor
 //     the host sees (inputs, weights, outputs) is its own buffer, bound to an
 //     argument segment of each bundle that uses it; intermediates and
@@ -37,6 +38,23 @@ void resolve_views(Graph& g) {
   }
   for (const Op& op : g.ops) {
     if (!is_view_op(op.type)) continue;
+    if (op.type == "concat") {
+      // The other way round: each part is a view of the output, at its
+      // offset along the dim (outermost in the output's layout).
+      const Tensor& whole = g.tensors[static_cast<size_t>(op.outputs[0])];
+      const int dim = op.attrs.at("dim").get<int>();
+      const int64_t se = stick_elems(whole.dtype);
+      const LayoutGeometry geo = layout_geometry(whole.shape, whole.layout, se, kStickBytes / se);
+      int64_t start = 0;
+      for (int p : op.inputs) {
+        Tensor& part = g.tensors[static_cast<size_t>(p)];
+        part.storage = g.storage_of(op.outputs[0]);
+        part.view_offset =
+            whole.view_offset + (dim == whole.layout.stick ? start / se : start) * geo.stride[static_cast<size_t>(dim)];
+        start += part.shape[static_cast<size_t>(dim)];
+      }
+      continue;
+    }
     const Tensor& in = g.tensors[static_cast<size_t>(op.inputs[0])];
     Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
     out.storage = g.storage_of(op.inputs[0]);

@@ -97,6 +97,10 @@ class LayoutPass {
     for (auto it = g_.ops.rbegin(); it != g_.ops.rend(); ++it) {
       const Op& op = *it;
       const int out = op.outputs[0];
+      if (op.type == "concat") {
+        for (int part : op.inputs) hint_[static_cast<size_t>(part)] = concat_layout(op);
+        continue;
+      }
       if (is_view_op(op.type)) {
         if (hint_[static_cast<size_t>(out)]) {
           if (auto base = inverse_view(op, *hint_[static_cast<size_t>(out)]))
@@ -133,8 +137,40 @@ class LayoutPass {
     return c;
   }
 
+  // A concat's output layout: the one its consumers want (the default for a
+  // graph output), with the concatenated dim moved outermost so that each
+  // part is one block of its bytes.
+  Layout concat_layout(const Op& op) {
+    const Tensor& out = tensor(op.outputs[0]);
+    const auto& hint = hint_[static_cast<size_t>(op.outputs[0])];
+    return outermost_layout(hint ? *hint : default_layout(out.shape), op.attrs.at("dim").get<int>());
+  }
+
+  // The parts were laid out by their copies as the hint asked: the output
+  // takes that layout. Along the stick dim every part but the last must
+  // fill whole sticks (its slice starts on a stick boundary).
+  void lay_out_concat(int o) {
+    const Op& op = g_.ops[static_cast<size_t>(o)];
+    Tensor& out = tensor(op.outputs[0]);
+    const Layout layout = concat_layout(op);
+    const int dim = op.attrs.at("dim").get<int>();
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      const Tensor& part = tensor(op.inputs[i]);
+      if (part.layout != layout)
+        fail("", g_.describe(op), "internal: part '" + part.name + "' is not laid out as the output it is a slice of");
+      const int64_t n = part.shape[static_cast<size_t>(dim)];
+      if (dim == layout.stick && i + 1 < op.inputs.size() && n % stick_elems(part.dtype) != 0)
+        fail("", g_.describe(op),
+             "along the stick dim every input but the last must fill whole sticks of " +
+                 std::to_string(stick_elems(part.dtype)) + " elements; input " + std::to_string(i) + " has " +
+                 std::to_string(n));
+    }
+    out.layout = layout;
+  }
+
   void lay_out_view(int o) {
     const Op& op = g_.ops[static_cast<size_t>(o)];
+    if (op.type == "concat") return lay_out_concat(o);
     Tensor& out = tensor(op.outputs[0]);
     if (auto l = derive_view(op, tensor(op.inputs[0]).layout)) {
       out.layout = *l;

@@ -403,6 +403,22 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         }
         break;
       }
+      case ModelOpKind::Cat: {
+        // The inputs' blocks along the dim, in turn, for each index of the dims outside it.
+        const int d = cat_dim(op.type, in[0]->shape, op.attrs, where);
+        const Shape& to = out_t.shape;
+        const int64_t inner = strides_of(to)[static_cast<size_t>(d)];
+        const int64_t outer = out_t.elements() / (to[static_cast<size_t>(d)] * inner);
+        out.data.reserve(static_cast<size_t>(out_t.elements()));
+        for (int64_t o = 0; o < outer; ++o) {
+          for (const Array* x : in) {
+            const int64_t block = x->size() / outer;  // its extent along d x inner
+            const float* p = &x->data[static_cast<size_t>(o * block)];
+            out.data.insert(out.data.end(), p, p + block);
+          }
+        }
+        break;
+      }
       case ModelOpKind::Addmm: {
         const float beta = op.attrs.value("beta", 1.0f), alpha = op.attrs.value("alpha", 1.0f);
         const Array product = matmul(*in[1], *in[2], gemm_kind);

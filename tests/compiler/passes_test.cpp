@@ -121,6 +121,14 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
             "g.json: $.ops[0] full 'y': full needs attribute 'size' (a list of dims)");
   EXPECT_EQ(op_error(R"({"op": "zeros", "inputs": [], "outputs": ["y"], "attrs": {"size": 4}})"),
             "g.json: $.ops[0] zeros 'y': attribute 'size' must be a list of integers");
+  EXPECT_EQ(op_error(R"({"op": "cat", "inputs": ["x", "x"], "outputs": ["y"], "attrs": {"dim": 2}})"),
+            "g.json: $.ops[0] cat 'y': dim 2 is out of range for rank 2");
+  EXPECT_EQ(graph_error(graph(x + R"(, {"name": "z", "shape": [8, 32], "role": "input"},)" + y,
+                              R"({"op": "cat", "inputs": ["x", "z"], "outputs": ["y"], "attrs": {"dim": 0}})")),
+            "g.json: $.ops[0] cat 'y': cat inputs must match except in dim 0: (4, 64) and (8, 32)");
+  EXPECT_EQ(graph_error(graph(x + R"(, {"name": "z", "shape": [8, 64], "role": "input"},)" + y,
+                              R"({"op": "stack", "inputs": ["x", "z"], "outputs": ["y"]})")),
+            "g.json: $.ops[0] stack 'y': stack inputs must match in every dim: (4, 64) and (8, 64)");
   EXPECT_EQ(op_error(R"({"op": "addmm", "inputs": ["x", "x", "x"], "outputs": ["y"]})"),
             "g.json: $.ops[0] addmm 'y': addmm multiplies two matrices (n, k) @ (k, m), got (4, 64) and (4, 64)");
 }
@@ -260,6 +268,41 @@ TEST(Decompose, NormsFillsRepeatsAndAddmmBecomeDeviceOps) {
   EXPECT_EQ(full.tensors[static_cast<size_t>(full.find("y"))].dtype, DType::F32);
   EXPECT_EQ(full.tensors[static_cast<size_t>(full.find("y"))].shape, (Shape{8, 64}));
   ASSERT_GE(full.find("const.3"), 0);
+}
+
+// torch.cat as torch-spyre's lower_cat: one identity per input writing its
+// slice of the output, which owns the bytes (the parts are views of it, the
+// concatenated dim outermost in its layout); no kernel copies them again.
+TEST(Decompose, CatCopiesEachInputIntoItsSliceOfTheOutput) {
+  const Graph g = compile(parse_graph(Json::parse(R"({"tensors": [
+      {"name": "a", "shape": [64, 128], "role": "input"}, {"name": "b", "shape": [32, 128], "role": "input"},
+      {"name": "y", "role": "output"}],
+      "ops": [{"op": "cat", "inputs": ["a", "b"], "outputs": ["y"], "attrs": {"dim": 0}}]})"),
+                                      "g.json"),
+                          {});
+  EXPECT_EQ(device_ops(g), (std::vector<std::string>{"identity", "identity"}));
+  const int y = g.find("y");
+  const Tensor& out = g.tensors[static_cast<size_t>(y)];
+  EXPECT_EQ(out.shape, (Shape{96, 128}));
+  EXPECT_EQ(out.layout.order.back(), 0);  // rows outermost: each part one block
+  int64_t expected_offset = 0;
+  for (const auto& op : g.ops) {
+    if (op.type != "identity") continue;
+    const Tensor& part = g.tensors[static_cast<size_t>(op.outputs[0])];
+    EXPECT_EQ(g.storage_of(op.outputs[0]), y) << part.name;
+    EXPECT_EQ(part.view_offset, expected_offset) << part.name;
+    expected_offset += part.elements() * 2;
+  }
+  EXPECT_EQ(expected_offset, 96 * 128 * 2);
+  // Along the stick dim, every input but the last fills whole sticks.
+  const Graph unaligned = parse_graph(Json::parse(R"({"tensors": [
+      {"name": "a", "shape": [64, 40], "role": "input"}, {"name": "b", "shape": [64, 128], "role": "input"},
+      {"name": "y", "role": "output"}],
+      "ops": [{"op": "cat", "inputs": ["a", "b"], "outputs": ["y"], "attrs": {"dim": 1}}]})"),
+                                      "g.json");
+  EXPECT_EQ(test::error_of([&] { compile(unaligned, {}); }),
+            "g.json: $.ops[0] cat 'y': along the stick dim every input but the last must fill whole sticks of 64 "
+            "elements; input 0 has 40");
 }
 
 TEST(Decompose, ScalarsBecomeSizeOneConstants) {

@@ -225,6 +225,28 @@ TEST(CompiledProgram, TensorOpsMatchTheirReferenceOnEveryCoreCount) {
   }
 }
 
+// cat (RoPE's rotate_half along the stick dim, a KV cache along the
+// sequence) and stack match their reference on 1, 4 and 32 cores, LX
+// planning off and on, without hazards; each input is copied once.
+TEST(CompiledProgram, CatMatchesItsReferenceOnEveryCoreCount) {
+  for (const int cores : {1, 4, 32}) {
+    for (const bool lx : {false, true}) {
+      SCOPED_TRACE(std::to_string(cores) + " cores, lx " + std::to_string(lx));
+      test::TempDir dir;
+      CompileJob job;
+      job.graph_path = test::source_path("models/workloads/rope_kv_cat.json");
+      job.options.cores = cores;
+      job.options.lx.enabled = lx;
+      const Checked c = compile_and_check(job, dir);
+      EXPECT_EQ(c.run.report.comparisons.size(), 3u);
+      // neg, then one identity per input of the two cats and the stack.
+      EXPECT_EQ(c.run.report.kernels.size(), 7u);
+      EXPECT_EQ(compiler::predicted_hbm_bytes(c.compiled.device),
+                c.run.report.hbm_read_bytes + c.run.report.hbm_write_bytes);
+    }
+  }
+}
+
 // The same graph on an input whose results are known by hand: x[i][j] =
 // (j % 4 - 1.5) / 2, values -0.75, -0.25, 0.25, 0.75 in every row.
 TEST(CompiledProgram, TensorOpsGiveHandComputedValues) {
