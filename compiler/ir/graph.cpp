@@ -161,6 +161,10 @@ std::string attr_type_error(const std::string& key, const Json& value) {
   if (key == "dim" || key == "dims" || key == "shape")
     return value.is_number_integer() || is_int_list(value) ? "" : "must be an integer or a list of integers";
   if (key == "size" || key == "repeats") return is_int_list(value) ? "" : "must be a list of integers";
+  if (key == "split_size")
+    return value.is_number_integer() || is_int_list(value) ? "" : "must be an integer or a list of integers";
+  if (key == "chunks" || key == "piece" || key == "pieces")
+    return value.is_number_integer() ? "" : "must be an integer";
   if (key == "ord" || key == "p") return value.is_number() || value.is_string() ? "" : "must be a number or a string";
   if (key == "dim0" || key == "dim1" || key == "start" || key == "end" || key == "start_dim" || key == "end_dim" ||
       key == "length" || key == "index")
@@ -303,6 +307,21 @@ Graph parse_graph(const Json& document, const std::string& file) {
     }
     const std::string out = op.outputs.empty() ? "" : " '" + g.tensors[static_cast<size_t>(op.outputs[0])].name + "'";
     op.origin = "$.ops[" + std::to_string(i) + "] " + op.type + out;
+    if (returns_pieces(op.type) && op.outputs.size() > 1) {
+      // A tuple of views: one op per output, each its piece.
+      if (op.attrs.contains("piece")) node.at("attrs").error("'piece' names one output; this op has several");
+      for (size_t k = 0; k < op.outputs.size(); ++k) {
+        Op piece = op;
+        piece.outputs = {op.outputs[k]};
+        piece.attrs["piece"] = k;
+        piece.attrs["pieces"] = op.outputs.size();
+        piece.origin = "$.ops[" + std::to_string(i) + "] " + op.type + " '" +
+                       g.tensors[static_cast<size_t>(op.outputs[k])].name + "'";
+        g.ops.push_back(piece);
+      }
+      continue;
+    }
+    if (returns_pieces(op.type) && !op.attrs.contains("piece")) op.attrs["piece"] = 0;
     g.ops.push_back(op);
   }
   validate_graph(g, file);

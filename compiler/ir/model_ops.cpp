@@ -101,6 +101,11 @@ const std::vector<ModelOp>& composite_table() {
       {"unsqueeze", K::View, 1, 1, {"dim"}, ""},
       {"squeeze", K::View, 1, 1, {"dim"}, ""},
       {"t", K::View, 1, 1, {}, ""},
+      // Ops returning a tuple of views: one op per output (`piece` of
+      // `pieces`; the graph reader fans a multi-output op out), each a slice.
+      {"split", K::View, 1, 1, {"split_size", "dim", "piece", "pieces"}, ""},
+      {"chunk", K::View, 1, 1, {"chunks", "dim", "piece", "pieces"}, ""},
+      {"unbind", K::View, 1, 1, {"dim", "piece", "pieces"}, ""},
       {"view_as", K::View, 2, 2, {}, ""},  // the second input's shape; its values are not read
   };
   return ops;
@@ -288,6 +293,56 @@ float fill_value(const ModelOp& op, const Json& attrs) {
   if (op.name == "zeros" || op.name == "zeros_like" || op.name == "new_zeros") return 0.0f;
   if (op.name == "ones" || op.name == "ones_like" || op.name == "new_ones") return 1.0f;
   return attrs.value(op.name == "fill_" ? "value" : "fill_value", 0.0f);
+}
+
+bool returns_pieces(const std::string& op) { return op == "split" || op == "chunk" || op == "unbind"; }
+
+int piece_dim(const Shape& x, const Json& attrs, const std::string& where) {
+  return normalize_dim(attrs.contains("dim") ? int_attr(attrs, "dim", where) : 0, x.size(), where);
+}
+
+std::pair<int64_t, int64_t> piece_range(const std::string& op, const Shape& x, const Json& attrs,
+                                        const std::string& where) {
+  const int d = piece_dim(x, attrs, where);
+  const int64_t n = x[static_cast<size_t>(d)];
+  // The pieces' sizes along the dim, as torch makes them.
+  std::vector<int64_t> sizes;
+  if (op == "unbind") {
+    sizes.assign(static_cast<size_t>(n), 1);
+  } else if (op == "chunk") {
+    const int64_t chunks = int_attr(attrs, "chunks", where);
+    if (chunks < 1) fail("", where, "chunk count " + std::to_string(chunks) + " (it must be positive)");
+    const int64_t size = (n + chunks - 1) / chunks;
+    for (int64_t at = 0; at < n; at += size) sizes.push_back(std::min(size, n - at));
+  } else {
+    if (!attrs.contains("split_size")) fail("", where, "split needs attribute 'split_size' (a size or a list)");
+    const Json& s = attrs["split_size"];
+    if (s.is_array()) {
+      sizes = s.get<std::vector<int64_t>>();
+      int64_t total = 0;
+      for (int64_t v : sizes) total += v;
+      if (total != n || std::any_of(sizes.begin(), sizes.end(), [](int64_t v) { return v < 1; }))
+        fail(
+            "", where,
+            "split sizes " + s.dump() + " do not add up to dim " + std::to_string(d) + " of size " + std::to_string(n));
+    } else {
+      const int64_t size = s.get<int64_t>();
+      if (size < 1) fail("", where, "split size " + std::to_string(size) + " (it must be positive)");
+      for (int64_t at = 0; at < n; at += size) sizes.push_back(std::min(size, n - at));
+    }
+  }
+  const int64_t piece = int_attr(attrs, "piece", where);
+  const int64_t pieces = attrs.value("pieces", static_cast<int64_t>(sizes.size()));
+  if (pieces != static_cast<int64_t>(sizes.size()))
+    fail("", where,
+         op + " of dim " + std::to_string(d) + " (size " + std::to_string(n) + ") gives " +
+             std::to_string(sizes.size()) + (sizes.size() == 1 ? " piece" : " pieces") + ", the op names " +
+             std::to_string(pieces) + " outputs");
+  if (piece < 0 || piece >= static_cast<int64_t>(sizes.size()))
+    fail("", where, "piece " + std::to_string(piece) + " of " + std::to_string(sizes.size()));
+  int64_t start = 0;
+  for (int64_t i = 0; i < piece; ++i) start += sizes[static_cast<size_t>(i)];
+  return {start, start + sizes[static_cast<size_t>(piece)]};
 }
 
 int cat_dim(const std::string& op, const Shape& first_input, const Json& attrs, const std::string& where) {
@@ -604,6 +659,18 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       const Shape& x = in[0];
       if (op.name == "reshape" || op.name == "view") return reshape_target(x, attrs, where);
       if (op.name == "view_as") return reshape_target(x, Json{{"shape", in[1]}}, where);
+      if (returns_pieces(op.name)) {
+        const int d = piece_dim(x, attrs, where);
+        const auto [start, end] = piece_range(op.name, x, attrs, where);
+        Shape out = x;
+        out[static_cast<size_t>(d)] = end - start;
+        if (op.name == "unbind") {
+          if (x.size() == 1)
+            fail("", where, "unbind of a rank-1 tensor gives scalars, which the device has no layout for");
+          out.erase(out.begin() + d);
+        }
+        return out;
+      }
       if (op.name == "t") {
         if (x.size() > 2) fail("", where, "t transposes a tensor of at most 2 dims; use transpose");
         return x.size() == 2 ? Shape{x[1], x[0]} : x;

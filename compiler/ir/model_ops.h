@@ -70,6 +70,13 @@ bool reads_first_input_only(const ModelOp& op);
 double norm_order(const Json& attrs, const std::string& where);
 // The value a Fill op writes.
 float fill_value(const ModelOp& op, const Json& attrs);
+// split, chunk and unbind return a tuple of views: one op per output.
+bool returns_pieces(const std::string& op);
+// Their dim (attribute `dim`, default 0), normalized; the [start, end) along
+// it of the output `piece` (of `pieces`).
+int piece_dim(const Shape& x, const Json& attrs, const std::string& where);
+std::pair<int64_t, int64_t> piece_range(const std::string& op, const Shape& x, const Json& attrs,
+                                        const std::string& where);
 // cat's (stack's: the new) dim, normalized.
 int cat_dim(const std::string& op, const Shape& first_input, const Json& attrs, const std::string& where);
 // repeat's counts, one per output dim (as many as the input has dims, or more).

@@ -467,6 +467,17 @@ class Decomposer {
           const int dim = normalize_dim(a.at("dim").get<int64_t>(), shape(in[0]).size(), origin_);
           const auto [start, end] = narrow_range(shape(in[0]), a, origin_);
           emit("slice", {in[0]}, out, {{"dim", dim}, {"start", start}, {"end", end}});
+        } else if (returns_pieces(op.type)) {
+          // A slice; unbind's drops the dim after.
+          const int dim = piece_dim(shape(in[0]), a, origin_);
+          const auto [start, end] = piece_range(op.type, shape(in[0]), a, origin_);
+          if (op.type != "unbind") {
+            emit("slice", {in[0]}, out, {{"dim", dim}, {"start", start}, {"end", end}});
+          } else {
+            const int one = temp("piece", keep_dim(shape(in[0]), dim), tensor(in[0]).dtype);
+            emit("slice", {in[0]}, one, {{"dim", dim}, {"start", start}, {"end", end}});
+            emit("reshape", {one}, out, {{"shape", shape(out)}});
+          }
         } else if (op.type == "t" && shape(in[0]).size() == 2) {
           emit("permute", {in[0]}, out, {{"dims", {1, 0}}});
         } else if (op.type == "select") {

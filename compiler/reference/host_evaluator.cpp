@@ -478,12 +478,17 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
           out = permute(x, view_permutation(op.attrs, op.type, x.shape.size(), where));
         } else if (op.type == "t" && x.shape.size() == 2) {
           out = permute(x, {1, 0});
-        } else if (op.type == "slice" || op.type == "narrow" || op.type == "select") {
-          // Elements [start, start + len) of dim d; select drops the dim afterwards.
+        } else if (op.type == "slice" || op.type == "narrow" || op.type == "select" || returns_pieces(op.type)) {
+          // Elements [start, start + len) of dim d; select and unbind drop the dim afterwards.
           int d = 0;
           int64_t start = 0, len = 1;
           if (op.type == "select") {
             std::tie(d, start) = select_index(x.shape, op.attrs, where);
+          } else if (returns_pieces(op.type)) {
+            d = piece_dim(x.shape, op.attrs, where);
+            const auto range = piece_range(op.type, x.shape, op.attrs, where);
+            start = range.first;
+            len = range.second - range.first;
           } else {
             d = normalize_dim(op.attrs["dim"].get<int64_t>(), x.shape.size(), where);
             start =

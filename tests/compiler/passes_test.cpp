@@ -129,6 +129,15 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
   EXPECT_EQ(graph_error(graph(x + R"(, {"name": "z", "shape": [8, 64], "role": "input"},)" + y,
                               R"({"op": "stack", "inputs": ["x", "z"], "outputs": ["y"]})")),
             "g.json: $.ops[0] stack 'y': stack inputs must match in every dim: (4, 64) and (8, 64)");
+  EXPECT_EQ(graph_error(graph(
+                x + "," + y, R"({"op": "split", "inputs": ["x"], "outputs": ["y", "z"], "attrs": {"split_size": 4}})")),
+            "g.json: $.ops[0] split 'y': split of dim 0 (size 4) gives 1 piece, the op names 2 outputs");
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "split", "inputs": ["x"], "outputs": ["y", "z"],
+                              "attrs": {"split_size": [16, 16], "dim": 1}})")),
+            "g.json: $.ops[0] split 'y': split sizes [16,16] do not add up to dim 1 of size 64");
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "chunk", "inputs": ["x"], "outputs": ["y", "z"],
+                              "attrs": {"chunks": 2, "piece": 1}})")),
+            "g.json: $.ops[0].attrs: 'piece' names one output; this op has several");
   EXPECT_EQ(op_error(R"({"op": "addmm", "inputs": ["x", "x", "x"], "outputs": ["y"]})"),
             "g.json: $.ops[0] addmm 'y': addmm multiplies two matrices (n, k) @ (k, m), got (4, 64) and (4, 64)");
 }
@@ -303,6 +312,35 @@ TEST(Decompose, CatCopiesEachInputIntoItsSliceOfTheOutput) {
   EXPECT_EQ(test::error_of([&] { compile(unaligned, {}); }),
             "g.json: $.ops[0] cat 'y': along the stick dim every input but the last must fill whole sticks of 64 "
             "elements; input 0 has 40");
+}
+
+// split, chunk and unbind written with several outputs become one op per
+// output when read, each a slice (unbind's then drops the dim): views, no kernel.
+TEST(Decompose, TupleViewsBecomeOneSlicePerOutput) {
+  const Graph model = parse_graph(Json::parse(R"({"tensors": [
+      {"name": "x", "shape": [6, 64, 128], "role": "input"}, {"name": "y", "role": "output"},
+      {"name": "z", "role": "output"}],
+      "ops": [{"op": "chunk", "inputs": ["x"], "outputs": ["a", "b", "c"], "attrs": {"chunks": 3}},
+              {"op": "unbind", "inputs": ["b"], "outputs": ["b0", "b1"]},
+              {"op": "split", "inputs": ["c"], "outputs": ["c0", "c1"], "attrs": {"split_size": [64, 64], "dim": 2}},
+              {"op": "add", "inputs": ["b1", "a"], "outputs": ["h"]}, {"op": "mul", "inputs": ["h", "c"],
+               "outputs": ["y"]}, {"op": "neg", "inputs": ["c1"], "outputs": ["z"]}]})"),
+                                  "g.json");
+  EXPECT_EQ(model.ops.size(), 10u);
+  auto shape_of = [&](const std::string& name) { return model.tensors[static_cast<size_t>(model.find(name))].shape; };
+  EXPECT_EQ(shape_of("a"), (Shape{2, 64, 128}));
+  EXPECT_EQ(shape_of("b1"), (Shape{64, 128}));
+  EXPECT_EQ(shape_of("c1"), (Shape{2, 64, 64}));
+  EXPECT_EQ(shape_of("y"), (Shape{2, 64, 128}));
+  // Besides the layout copies that let slices of x along two dims read it
+  // (a graph input has one layout), only the pointwise ops run.
+  const Graph g = compile(model, {});
+  std::vector<std::string> ops;
+  for (const auto& op : g.ops) {
+    if (!is_view_op(op.type) && !op.inserted) ops.push_back(op.type);
+  }
+  std::sort(ops.begin(), ops.end());
+  EXPECT_EQ(ops, (std::vector<std::string>{"add", "mul", "neg"}));
 }
 
 TEST(Decompose, ScalarsBecomeSizeOneConstants) {
