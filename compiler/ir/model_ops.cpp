@@ -79,6 +79,15 @@ const std::vector<ModelOp>& composite_table() {
       // one dim at a time, then sqrt for ord 2.
       {"vector_norm", K::Norm, 1, 1, {"ord", "dim", "keepdim"}, ""},
       {"norm", K::Norm, 1, 1, {"p", "dim", "keepdim"}, ""},
+      // Other names of registry ops: Python's operator names in traced graphs
+      // (truediv) and the in-place forms (a graph op writes a new tensor).
+      {"truediv", K::Binary, 1, 2, {"scalar"}, "realdiv", find_op("realdiv")},
+      {"true_divide", K::Binary, 1, 2, {"scalar"}, "realdiv", find_op("realdiv")},
+      {"add_", K::Binary, 1, 2, {"scalar"}, "add", find_op("add")},
+      {"sub_", K::Binary, 1, 2, {"scalar"}, "sub", find_op("sub")},
+      {"mul_", K::Binary, 1, 2, {"scalar"}, "mul", find_op("mul")},
+      {"div_", K::Binary, 1, 2, {"scalar"}, "realdiv", find_op("realdiv")},
+      {"clamp_", K::Unary, 1, 1, {"min", "max"}, "clip", find_op("clip")},
       // torch.max / torch.min of a whole tensor: amax / amin over every dim.
       {"max", K::Reduction, 1, 1, {"dim", "keepdim"}, "max", find_op("max")},
       {"min", K::Reduction, 1, 1, {"dim", "keepdim"}, "min", find_op("min")},
@@ -234,19 +243,6 @@ std::pair<int64_t, int64_t> narrow_range(const Shape& x, const Json& attrs, cons
   return {start, start + length};
 }
 
-DType cast_dtype(const std::string& op, const Json& attrs, const std::vector<DType>& inputs, const std::string& where) {
-  if (op == "type_as") return inputs.at(1);
-  if (op == "float") return DType::F32;
-  if (op == "half") return DType::F16;
-  if (!attrs.contains("dtype")) fail("", where, "missing attribute 'dtype'");
-  DType dtype;
-  if (!parse_dtype(attrs.at("dtype").get<std::string>(), dtype))
-    fail("", where,
-         "attribute 'dtype' '" + attrs.at("dtype").get<std::string>() +
-             "' is not a device dtype (float16, bfloat16, float32)");
-  return dtype;
-}
-
 namespace {
 
 DType dtype_attr(const Json& attrs, const std::string& where) {
@@ -259,6 +255,14 @@ DType dtype_attr(const Json& attrs, const std::string& where) {
 }
 
 }  // namespace
+
+DType cast_dtype(const std::string& op, const Json& attrs, const std::vector<DType>& inputs, const std::string& where) {
+  if (op == "type_as") return inputs.at(1);
+  if (op == "float") return DType::F32;
+  if (op == "half") return DType::F16;
+  if (!attrs.contains("dtype")) fail("", where, "missing attribute 'dtype'");
+  return dtype_attr(attrs, where);
+}
 
 DType output_dtype(const ModelOp& op, const Json& attrs, const std::vector<DType>& inputs, const std::string& where) {
   if (op.kind == K::Cast) return cast_dtype(op.name, attrs, inputs, where);

@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "compiler/ir/model_ops.h"
 #include "runtime/error.h"
 #include "runtime/npy.h"
 #include "runtime/numerics.h"
@@ -32,7 +33,8 @@ InputDomains input_domains(const Graph& g) {
   for (const auto& op : g.ops) {
     // pow by a fraction or a negative exponent: sqrt, rsqrt or a reciprocal.
     if (op.type == "pow" && op.attrs.value("exponent", 1.0) < 1.0) out.positive.insert(op.inputs[0]);
-    const OpInfo* d = find_torch_op(op.type);
+    const ModelOp* m = find_model_op(op.type);  // its registry row, aliases (truediv, add_) included
+    const OpInfo* d = m ? m->device : nullptr;
     if (!d) continue;
     if (d->domain == InputDomain::PositiveFirst) out.positive.insert(op.inputs[0]);
     if (d->domain == InputDomain::NonzeroSecond && op.inputs.size() == 2) out.positive.insert(op.inputs[1]);

@@ -343,6 +343,23 @@ TEST(Decompose, TupleViewsBecomeOneSlicePerOutput) {
   EXPECT_EQ(ops, (std::vector<std::string>{"add", "mul", "neg"}));
 }
 
+// Python's operator name truediv and the in-place forms name the same device ops.
+TEST(Decompose, AliasesLowerAsTheOpsTheyName) {
+  const Graph g = compile(parse_graph(Json::parse(R"({"tensors": [
+      {"name": "a", "shape": [64, 128], "role": "input"}, {"name": "b", "shape": [64, 128], "role": "input"},
+      {"name": "y", "role": "output"}],
+      "ops": [{"op": "truediv", "inputs": ["a", "b"], "outputs": ["q"]},
+              {"op": "add_", "inputs": ["q"], "outputs": ["r"], "attrs": {"scalar": 1.0}},
+              {"op": "mul_", "inputs": ["r", "b"], "outputs": ["m"]},
+              {"op": "sub_", "inputs": ["m", "a"], "outputs": ["d"]},
+              {"op": "div_", "inputs": ["d"], "outputs": ["c"], "attrs": {"scalar": 2.0}},
+              {"op": "clamp_", "inputs": ["c"], "outputs": ["y"], "attrs": {"min": -4.0, "max": 4.0}}]})"),
+                                      "g.json"),
+                          {});
+  EXPECT_EQ(device_ops(g), (std::vector<std::string>{"realdiv", "add", "mul", "sub", "realdiv", "clip"}));
+  EXPECT_FLOAT_EQ(g.ops.back().attrs["constants"]["clipMax"].get<float>(), 4.0f);
+}
+
 TEST(Decompose, ScalarsBecomeSizeOneConstants) {
   const Graph g = compile(
       parse_graph(

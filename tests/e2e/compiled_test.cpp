@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "compiler/compile_job.h"
@@ -207,44 +208,40 @@ TEST(CompiledProgram, PointwiseCompositesGiveTorchValuesAtTheEdges) {
   }
 }
 
-// The example graph of composed torch ops (mm, addmm, t, fills, norms,
-// reductions over two dims, max, repeat, type_as, view_as) matches its
-// reference on 1, 4 and 32 cores, LX planning off and on.
-TEST(CompiledProgram, TensorOpsMatchTheirReferenceOnEveryCoreCount) {
+// An example graph compiled and checked on 1, 4 and 32 cores, LX planning
+// off and on: `check` is given each run.
+void on_every_core_count(const std::string& graph, const std::function<void(const Checked&)>& check) {
   for (const int cores : {1, 4, 32}) {
     for (const bool lx : {false, true}) {
-      SCOPED_TRACE(std::to_string(cores) + " cores, lx " + std::to_string(lx));
+      SCOPED_TRACE(graph + " on " + std::to_string(cores) + " cores, lx " + std::to_string(lx));
       test::TempDir dir;
       CompileJob job;
-      job.graph_path = test::source_path("models/workloads/tensor_ops.json");
+      job.graph_path = test::source_path("models/workloads/" + graph);
       job.options.cores = cores;
       job.options.lx.enabled = lx;
-      const Checked c = compile_and_check(job, dir);
-      EXPECT_EQ(c.run.report.comparisons.size(), 17u);
+      check(compile_and_check(job, dir));
     }
   }
 }
 
+// The example graph of composed torch ops (mm, addmm, t, fills, norms,
+// reductions over two dims, max, repeat, type_as, view_as) matches its
+// reference on every core count.
+TEST(CompiledProgram, TensorOpsMatchTheirReferenceOnEveryCoreCount) {
+  on_every_core_count("tensor_ops.json", [](const Checked& c) { EXPECT_EQ(c.run.report.comparisons.size(), 17u); });
+}
+
 // cat (RoPE's rotate_half along the stick dim, a KV cache along the
-// sequence) and stack match their reference on 1, 4 and 32 cores, LX
-// planning off and on, without hazards; each input is copied once.
+// sequence) and stack match their reference on every core count, without
+// hazards; each input is copied once.
 TEST(CompiledProgram, CatMatchesItsReferenceOnEveryCoreCount) {
-  for (const int cores : {1, 4, 32}) {
-    for (const bool lx : {false, true}) {
-      SCOPED_TRACE(std::to_string(cores) + " cores, lx " + std::to_string(lx));
-      test::TempDir dir;
-      CompileJob job;
-      job.graph_path = test::source_path("models/workloads/rope_kv_cat.json");
-      job.options.cores = cores;
-      job.options.lx.enabled = lx;
-      const Checked c = compile_and_check(job, dir);
-      EXPECT_EQ(c.run.report.comparisons.size(), 3u);
-      // neg, then one identity per input of the two cats and the stack.
-      EXPECT_EQ(c.run.report.kernels.size(), 7u);
-      EXPECT_EQ(compiler::predicted_hbm_bytes(c.compiled.device),
-                c.run.report.hbm_read_bytes + c.run.report.hbm_write_bytes);
-    }
-  }
+  on_every_core_count("rope_kv_cat.json", [](const Checked& c) {
+    EXPECT_EQ(c.run.report.comparisons.size(), 3u);
+    // neg, then one identity per input of the two cats and the stack.
+    EXPECT_EQ(c.run.report.kernels.size(), 7u);
+    EXPECT_EQ(compiler::predicted_hbm_bytes(c.compiled.device),
+              c.run.report.hbm_read_bytes + c.run.report.hbm_write_bytes);
+  });
 }
 
 // The same graph on an input whose results are known by hand: x[i][j] =
