@@ -322,6 +322,19 @@ Graph parse_graph(const Json& document, const std::string& file) {
       continue;
     }
     if (returns_pieces(op.type) && !op.attrs.contains("piece")) op.attrs["piece"] = 0;
+    if (op.type == "aminmax") {
+      // torch.aminmax's (min, max): an amin and an amax of the same dims.
+      if (op.outputs.size() != 2) node.at("outputs").error("aminmax has two outputs, its min and its max");
+      for (size_t k = 0; k < 2; ++k) {
+        Op half = op;
+        half.type = k == 0 ? "amin" : "amax";
+        half.outputs = {op.outputs[k]};
+        half.origin =
+            "$.ops[" + std::to_string(i) + "] aminmax '" + g.tensors[static_cast<size_t>(op.outputs[k])].name + "'";
+        g.ops.push_back(half);
+      }
+      continue;
+    }
     g.ops.push_back(op);
   }
   validate_graph(g, file);

@@ -135,6 +135,8 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
   EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "split", "inputs": ["x"], "outputs": ["y", "z"],
                               "attrs": {"split_size": [16, 16], "dim": 1}})")),
             "g.json: $.ops[0] split 'y': split sizes [16,16] do not add up to dim 1 of size 64");
+  EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "aminmax", "inputs": ["x"], "outputs": ["y"]})")),
+            "g.json: $.ops[0].outputs: aminmax has two outputs, its min and its max");
   EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "chunk", "inputs": ["x"], "outputs": ["y", "z"],
                               "attrs": {"chunks": 2, "piece": 1}})")),
             "g.json: $.ops[0].attrs: 'piece' names one output; this op has several");
@@ -327,6 +329,15 @@ TEST(Decompose, TupleViewsBecomeOneSlicePerOutput) {
                "outputs": ["y"]}, {"op": "neg", "inputs": ["c1"], "outputs": ["z"]}]})"),
                                   "g.json");
   EXPECT_EQ(model.ops.size(), 10u);
+  // aminmax: an amin and an amax.
+  const Graph both = parse_graph(Json::parse(R"({"tensors": [{"name": "x", "shape": [64, 128], "role": "input"},
+      {"name": "lo", "role": "output"}, {"name": "hi", "role": "output"}],
+      "ops": [{"op": "aminmax", "inputs": ["x"], "outputs": ["lo", "hi"], "attrs": {"dim": -1}}]})"),
+                                 "g.json");
+  ASSERT_EQ(both.ops.size(), 2u);
+  EXPECT_EQ(both.ops[0].type, "amin");
+  EXPECT_EQ(both.ops[1].type, "amax");
+  EXPECT_EQ(both.tensors[static_cast<size_t>(both.find("hi"))].shape, (Shape{64}));
   auto shape_of = [&](const std::string& name) { return model.tensors[static_cast<size_t>(model.find(name))].shape; };
   EXPECT_EQ(shape_of("a"), (Shape{2, 64, 128}));
   EXPECT_EQ(shape_of("b1"), (Shape{64, 128}));
