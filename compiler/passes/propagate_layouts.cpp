@@ -140,10 +140,27 @@ class LayoutPass {
   // A concat's output layout: the one its consumers want (the default for a
   // graph output), with the concatenated dim moved outermost so that each
   // part is one block of its bytes.
+  // When the dim is that layout's stick and a part other than the last ends
+  // inside a stick, the output sticks along the first other dim that fills
+  // whole sticks instead (its copies then read their inputs restickified).
   Layout concat_layout(const Op& op) {
     const Tensor& out = tensor(op.outputs[0]);
     const auto& hint = hint_[static_cast<size_t>(op.outputs[0])];
-    return outermost_layout(hint ? *hint : default_layout(out.shape), op.attrs.at("dim").get<int>());
+    const int dim = op.attrs.at("dim").get<int>();
+    Layout base = hint ? *hint : default_layout(out.shape);
+    const int64_t se = stick_elems(out.dtype);
+    bool aligned = true;
+    for (size_t i = 0; i + 1 < op.inputs.size(); ++i)
+      aligned &= tensor(op.inputs[i]).shape[static_cast<size_t>(dim)] % se == 0;
+    if (base.stick == dim && !aligned) {
+      for (int d = 0; d < static_cast<int>(out.shape.size()); ++d) {
+        if (d != dim && out.shape[static_cast<size_t>(d)] % se == 0) {
+          base = layout_with_stick(out.shape, d);
+          break;
+        }
+      }
+    }
+    return outermost_layout(base, dim);
   }
 
   // The parts were laid out by their copies as the hint asked: the output
@@ -162,8 +179,8 @@ class LayoutPass {
       if (dim == layout.stick && i + 1 < op.inputs.size() && n % stick_elems(part.dtype) != 0)
         fail("", g_.describe(op),
              "along the stick dim every input but the last must fill whole sticks of " +
-                 std::to_string(stick_elems(part.dtype)) + " elements; input " + std::to_string(i) + " has " +
-                 std::to_string(n));
+                 std::to_string(stick_elems(part.dtype)) + " elements (input " + std::to_string(i) + " has " +
+                 std::to_string(n) + "), or another dim must, to stick along instead");
     }
     out.layout = layout;
   }

@@ -305,15 +305,23 @@ TEST(Decompose, CatCopiesEachInputIntoItsSliceOfTheOutput) {
     expected_offset += part.elements() * 2;
   }
   EXPECT_EQ(expected_offset, 96 * 128 * 2);
-  // Along the stick dim, every input but the last fills whole sticks.
-  const Graph unaligned = parse_graph(Json::parse(R"({"tensors": [
-      {"name": "a", "shape": [64, 40], "role": "input"}, {"name": "b", "shape": [64, 128], "role": "input"},
-      {"name": "y", "role": "output"}],
+  // Along the stick dim, a part that ends inside a stick makes the output
+  // stick along another dim that fills whole sticks; with none, the cat is refused.
+  auto along_columns = [](int64_t rows) {
+    return parse_graph(Json::parse(R"({"tensors": [
+      {"name": "a", "shape": [)" + std::to_string(rows) +
+                                   R"(, 40], "role": "input"}, {"name": "b", "shape": [)" + std::to_string(rows) +
+                                   R"(, 128], "role": "input"}, {"name": "y", "role": "output"}],
       "ops": [{"op": "cat", "inputs": ["a", "b"], "outputs": ["y"], "attrs": {"dim": 1}}]})"),
-                                      "g.json");
-  EXPECT_EQ(test::error_of([&] { compile(unaligned, {}); }),
+                       "g.json");
+  };
+  const Graph sticks_along_rows = compile(along_columns(64), {});
+  const Tensor& rows_out = sticks_along_rows.tensors[static_cast<size_t>(sticks_along_rows.find("y"))];
+  EXPECT_EQ(rows_out.layout.stick, 0);
+  EXPECT_EQ(rows_out.layout.order.back(), 1);
+  EXPECT_EQ(test::error_of([&] { compile(along_columns(60), {}); }),
             "g.json: $.ops[0] cat 'y': along the stick dim every input but the last must fill whole sticks of 64 "
-            "elements; input 0 has 40");
+            "elements (input 0 has 40), or another dim must, to stick along instead");
 }
 
 // split, chunk and unbind written with several outputs become one op per

@@ -231,14 +231,15 @@ TEST(CompiledProgram, TensorOpsMatchTheirReferenceOnEveryCoreCount) {
   on_every_core_count("tensor_ops.json", [](const Checked& c) { EXPECT_EQ(c.run.report.comparisons.size(), 17u); });
 }
 
-// cat (RoPE's rotate_half along the stick dim, a KV cache along the
-// sequence) and stack match their reference on every core count, without
-// hazards; each input is copied once.
+// cat (RoPE's rotate_half along the stick dim, halves of whole sticks and
+// halves ending mid-stick; a KV cache along the sequence) and stack match
+// their reference on every core count, without hazards; each input is
+// copied once.
 TEST(CompiledProgram, CatMatchesItsReferenceOnEveryCoreCount) {
   on_every_core_count("rope_kv_cat.json", [](const Checked& c) {
-    EXPECT_EQ(c.run.report.comparisons.size(), 3u);
-    // neg, then one identity per input of the two cats and the stack.
-    EXPECT_EQ(c.run.report.kernels.size(), 7u);
+    EXPECT_EQ(c.run.report.comparisons.size(), 4u);
+    // Two negs, then one identity per input of the three cats and the stack.
+    EXPECT_EQ(c.run.report.kernels.size(), 10u);
     EXPECT_EQ(compiler::predicted_hbm_bytes(c.compiled.device),
               c.run.report.hbm_read_bytes + c.run.report.hbm_write_bytes);
   });
