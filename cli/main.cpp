@@ -246,12 +246,17 @@ Subcommand add_compile(CLI::App& app) {
   cmd->add_option("--shape", o->shape, "Workload shape, sizes joined by x (e.g. 512x1024; matmul MxKxN)");
   cmd->add_option("--dim", job.params.dim, "Workload reduction / softmax dim")->capture_default_str();
   cmd->add_option("--dtype", o->dtype, "Workload dtype: fp16, bf16, fp32")->capture_default_str();
-  cmd->add_option("--batch", job.params.batch, "decoder: batch");
-  cmd->add_option("--seq", job.params.seq, "decoder: sequence length (default 512)");
-  cmd->add_option("--hidden", job.params.hidden, "decoder: hidden size (default 4096)");
-  cmd->add_option("--heads", job.params.heads, "decoder: attention heads (default 32)");
-  cmd->add_option("--kv-heads", job.params.kv_heads, "decoder, attention: key/value heads (default 8)");
-  cmd->add_option("--intermediate", job.params.intermediate, "decoder: MLP intermediate size (default 12800)");
+  cmd->add_option("--batch", job.params.batch, "decoder, granite: batch");
+  cmd->add_option("--seq", job.params.seq,
+                  "decoder, granite: sequence length (default 512; granite decode: new tokens, default 1)");
+  cmd->add_option("--hidden", job.params.hidden, "decoder, granite: hidden size (default 4096)");
+  cmd->add_option("--heads", job.params.heads, "decoder, granite: attention heads (default 32)");
+  cmd->add_option("--kv-heads", job.params.kv_heads, "decoder, granite, attention: key/value heads (default 8)");
+  cmd->add_option("--intermediate", job.params.intermediate, "decoder, granite: MLP intermediate size (default 12800)");
+  cmd->add_option("--layers", job.params.layers, "granite: decoder layers (default 40)");
+  cmd->add_option("--vocab", job.params.vocab, "granite: vocabulary size (default 49159)");
+  cmd->add_option("--phase", job.params.phase, "granite: prefill or decode")->capture_default_str();
+  cmd->add_option("--context", job.params.context, "granite decode: tokens already in the KV cache (default 2048)");
   cmd->add_option("--cores", job.options.cores, "Cores to divide work over, 1 to the card's (SENCORES; default: all)");
   add_arch_options(cmd, o->arch);
   cmd->add_option("--split", o->splits, "Override work division of one op: OUTPUT=DIM:N[,DIM:N] (repeatable)");
@@ -296,7 +301,8 @@ Subcommand add_compile(CLI::App& app) {
             }
             job.options.device = spyre::load_arch(o->arch.path, o->arch.overrides).limits();
             // Workload options the user set: a workload refuses those it does not take.
-            for (const char* option : {"shape", "dim", "batch", "seq", "hidden", "heads", "kv-heads", "intermediate"}) {
+            for (const char* option : {"shape", "dim", "batch", "seq", "hidden", "heads", "kv-heads", "intermediate",
+                                       "layers", "vocab", "phase", "context"}) {
               if (cmd->count(std::string("--") + option) == 0) continue;
               if (job.workload.empty())
                 spyre::fail("", std::string("--") + option, "applies to a --workload, not to a graph file");

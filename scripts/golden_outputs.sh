@@ -24,6 +24,7 @@ declare -A shapes=(
   [matmul]="--shape 128x256x128" [bmm]="--shape 2x64x128x64" [linear]="--shape 64x256x128"
   [mlp]="--shape 64x256x512" [attention]="--shape 1x4x128x64 --kv-heads 2"
   [decoder]="--seq 64 --hidden 256 --heads 4 --kv-heads 2 --intermediate 512"
+  [granite]="--layers 2 --seq 64 --hidden 512 --heads 4 --kv-heads 2 --intermediate 512 --vocab 512"
 )
 unary=$("$sim" compile --list-workloads | sed -n 's/.*; ops: //p' | tr -d ',')
 for w in $unary add sub mul div maximum minimum; do shapes[$w]="--shape 64x256"; done

@@ -1,5 +1,6 @@
 #include "compiler/ir/workloads.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "compiler/ir/model_ops.h"
@@ -14,8 +15,13 @@ namespace {
 // hidden_size 4096, num_attention_heads 32, num_key_value_heads 8,
 // intermediate_size 12800, rms_norm_eps 1e-5, attention_multiplier 0.0078125,
 // residual_multiplier 0.22.
+// num_hidden_layers 40; vocab 49159 and logits divided by 16.0 as torch-spyre's
+// traced Granite-3.3-8B shows them (tests/resource/models: lm_head [49159, 4096];
+// the embeddings are multiplied by 12.0 before the first layer).
 constexpr int64_t kGraniteHidden = 4096, kGraniteHeads = 32, kGraniteKvHeads = 8, kGraniteIntermediate = 12800;
-constexpr float kGraniteEps = 1e-5f, kGraniteAttentionMultiplier = 0.0078125f, kGraniteResidualMultiplier = 0.22f;
+constexpr int64_t kGraniteLayers = 40, kGraniteVocab = 49159;
+constexpr float kGraniteEps = 1e-5f, kGraniteAttentionMultiplier = 0.0078125f, kGraniteResidualMultiplier = 0.22f,
+                kGraniteLogitsScaling = 16.0f;
 
 const std::vector<std::string> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
 const std::vector<std::string> kReductions = {"sum", "mean", "amax", "amin", "prod"};
@@ -129,6 +135,100 @@ Graph decoder(const WorkloadParams& p) {
   return b.finish();
 }
 
+// RoPE as Hugging Face applies it: x * cos + rotate_half(x) * sin, where
+// rotate_half(x) = cat(-x[..., D/2:], x[..., :D/2]); cos and sin (B, 1, S, D).
+std::string rope(Builder& b, const std::string& x, int64_t head_dim) {
+  const int64_t half = head_dim / 2;
+  b.op("narrow", {x}, x + ".x1", {{"dim", -1}, {"start", 0}, {"length", half}});
+  b.op("narrow", {x}, x + ".x2", {{"dim", -1}, {"start", half}, {"length", half}});
+  b.op("neg", {x + ".x2"}, x + ".minus_x2");
+  b.op("cat", {x + ".minus_x2", x + ".x1"}, x + ".rotated", {{"dim", -1}});
+  b.op("mul", {x, "rope.cos"}, x + ".cos");
+  b.op("mul", {x + ".rotated", "rope.sin"}, x + ".sin");
+  return b.op("add", {x + ".cos", x + ".sin"}, x + ".rope");
+}
+
+// The whole Granite-3.3-8B (or a smaller one of its shape) from the scaled
+// token embeddings to the logits: --layers decoder layers (RMSNorm, RoPE,
+// grouped-query attention with an additive mask, SwiGLU, scaled residuals),
+// the final norm and the LM head (divided by logits_scaling). The embedding
+// lookup is the host's (indirect access is not compiled): the input is its
+// output times embedding_multiplier. Prefill: --seq tokens attend to each
+// other; decode: --seq new tokens attend to --context cached ones too (each
+// layer's past_k / past_v grown by cat along the sequence, as a KV cache).
+Graph granite(const WorkloadParams& p) {
+  const int64_t batch = or_default(p.batch, 1), e = or_default(p.hidden, kGraniteHidden);
+  const int64_t heads = or_default(p.heads, kGraniteHeads), kv = or_default(p.kv_heads, kGraniteKvHeads),
+                inter = or_default(p.intermediate, kGraniteIntermediate), layers = or_default(p.layers, kGraniteLayers),
+                vocab = or_default(p.vocab, kGraniteVocab);
+  if (p.phase != "prefill" && p.phase != "decode")
+    fail("", "--phase", "'" + p.phase + "' is not a phase (prefill, decode)");
+  const bool decode = p.phase == "decode";
+  const int64_t seq = or_default(p.seq, decode ? 1 : 512), context = decode ? or_default(p.context, 2048) : 0;
+  if (!decode && p.context > 0) fail("", "--context", "applies to --phase decode (the tokens already cached)");
+  if (e % heads != 0)
+    fail("", "--hidden", "hidden size " + std::to_string(e) + " is not a multiple of --heads " + std::to_string(heads));
+  const int64_t d = e / heads;
+  Builder b("granite", p.dtype);
+  b.tensor("x", {batch, seq, e}, Role::Input);
+  b.tensor("rope.cos", {batch, 1, seq, d}, Role::Input);
+  b.tensor("rope.sin", {batch, 1, seq, d}, Role::Input);
+  b.tensor("mask", {batch, 1, seq, context + seq}, Role::Input);
+  std::string hidden = "x";
+  for (int64_t l = 0; l < layers; ++l) {
+    const std::string n = "layers." + std::to_string(l) + ".";
+    for (const auto& [w, shape] : std::vector<std::pair<std::string, Shape>>{{"input_layernorm.weight", {e}},
+                                                                             {"q_proj.weight", {e, e}},
+                                                                             {"k_proj.weight", {kv * d, e}},
+                                                                             {"v_proj.weight", {kv * d, e}},
+                                                                             {"o_proj.weight", {e, e}},
+                                                                             {"post_attention_layernorm.weight", {e}},
+                                                                             {"gate_proj.weight", {inter, e}},
+                                                                             {"up_proj.weight", {inter, e}},
+                                                                             {"down_proj.weight", {e, inter}}})
+      b.tensor(n + w, shape, Role::Weight);
+    b.op("rms_norm", {hidden, n + "input_layernorm.weight"}, n + "h", {{"eps", kGraniteEps}});
+    b.op("linear", {n + "h", n + "q_proj.weight"}, n + "q");
+    b.op("linear", {n + "h", n + "k_proj.weight"}, n + "k");
+    b.op("linear", {n + "h", n + "v_proj.weight"}, n + "v");
+    const std::string q = rope(b, split_heads(b, n + "q", batch, seq, heads, d), d);
+    std::string k = rope(b, split_heads(b, n + "k", batch, seq, kv, d), d);
+    std::string v = split_heads(b, n + "v", batch, seq, kv, d);
+    if (decode) {
+      b.tensor(n + "past_k", {batch, kv, context, d}, Role::Input);
+      b.tensor(n + "past_v", {batch, kv, context, d}, Role::Input);
+      k = b.op("cat", {n + "past_k", k}, n + "keys", {{"dim", 2}});
+      v = b.op("cat", {n + "past_v", v}, n + "values", {{"dim", 2}});
+    }
+    b.op("scaled_dot_product_attention", {q, k, v, "mask"}, n + "attn", {{"scale", kGraniteAttentionMultiplier}});
+    b.op("transpose", {n + "attn"}, n + "attn.bshd", {{"dim0", 1}, {"dim1", 2}});
+    b.op("reshape", {n + "attn.bshd"}, n + "attn.merged", {{"shape", {batch, seq, e}}});
+    b.op("linear", {n + "attn.merged", n + "o_proj.weight"}, n + "o");
+    b.op("mul", {n + "o"}, n + "o.scaled", {{"scalar", kGraniteResidualMultiplier}});
+    b.op("add", {hidden, n + "o.scaled"}, n + "r");
+    b.op("rms_norm", {n + "r", n + "post_attention_layernorm.weight"}, n + "h2", {{"eps", kGraniteEps}});
+    b.op("swiglu_mlp", {n + "h2", n + "gate_proj.weight", n + "up_proj.weight", n + "down_proj.weight"}, n + "m");
+    b.op("mul", {n + "m"}, n + "m.scaled", {{"scalar", kGraniteResidualMultiplier}});
+    hidden = b.op("add", {n + "r", n + "m.scaled"}, n + "y");
+  }
+  b.tensor("norm.weight", {e}, Role::Weight);
+  b.op("rms_norm", {hidden, "norm.weight"}, "final", {{"eps", kGraniteEps}});
+  // The LM head in blocks of vocabulary rows whose weight stays within half
+  // the 256 MiB per-core span (Granite's 49159 rows are 769 sticks, a prime:
+  // no core split of one weight would keep it within the span), their
+  // logits concatenated. A vocabulary that fits is one lm_head.weight.
+  const int64_t block = std::max<int64_t>(64, (int64_t{128} << 20) / (e * 2) / 64 * 64);
+  std::vector<std::string> parts;
+  for (int64_t first = 0; first < vocab; first += block) {
+    const std::string w = vocab <= block ? "lm_head.weight" : "lm_head.weight." + std::to_string(parts.size());
+    b.tensor(w, {std::min(block, vocab - first), e}, Role::Weight);
+    parts.push_back(b.op("linear", {"final", w}, "lm_head." + std::to_string(parts.size())));
+  }
+  const std::string lm_head = parts.size() == 1 ? parts[0] : b.op("cat", parts, "lm_head", {{"dim", -1}});
+  b.op("div", {lm_head}, "logits", {{"scalar", kGraniteLogitsScaling}}, Role::Output);
+  return b.finish();
+}
+
 }  // namespace
 
 std::vector<int64_t> parse_shape(const std::string& text) {
@@ -171,6 +271,12 @@ std::vector<WorkloadInfo> list_workloads() {
                   "one Granite-3.3-8B decoder layer (RMSNorm, GQA attention, SwiGLU MLP, residuals; no RoPE or mask) "
                   "at --seq (default 512); "
                   "--hidden 4096 --heads 32 --kv-heads 8 --intermediate 12800 --batch 1 by default"});
+  list.push_back({"granite",
+                  "the whole Granite-3.3-8B from the scaled token embeddings to the logits: --layers decoder layers "
+                  "(default 40) with RoPE and an additive mask, final norm, LM head (--vocab, default 49159); "
+                  "--phase prefill (--seq tokens, default 512) or decode (--seq new tokens, default 1, after "
+                  "--context cached ones, default 2048, each layer's KV cache grown by cat); the decoder's other "
+                  "options"});
   return list;
 }
 
@@ -186,6 +292,8 @@ std::vector<std::string> workload_options(const std::string& name) {
     return {"shape"};
   if (name == "attention") return {"shape", "kv-heads"};
   if (name == "decoder") return {"batch", "seq", "hidden", "heads", "kv-heads", "intermediate"};
+  if (name == "granite")
+    return {"batch", "seq", "hidden", "heads", "kv-heads", "intermediate", "layers", "vocab", "phase", "context"};
   return {};
 }
 
@@ -280,6 +388,7 @@ Graph build_named_workload(const std::string& name, const WorkloadParams& p) {
     return b.finish();
   }
   if (name == "decoder") return decoder(p);
+  if (name == "granite") return granite(p);
   fail("", "--workload " + name, "unknown workload (spyre-sim compile --list-workloads lists them)");
 }
 

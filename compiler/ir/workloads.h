@@ -16,6 +16,10 @@ struct WorkloadParams {
   DType dtype = DType::F16;
   // Transformer workloads (mlp, attention, decoder): 0 means the default.
   int64_t batch = 0, seq = 0, hidden = 0, heads = 0, kv_heads = 0, intermediate = 0;
+  // The whole model (granite): decoder layers, vocabulary, and the phase:
+  // prefill (seq tokens) or decode (seq new tokens after context cached ones).
+  int64_t layers = 0, vocab = 0, context = 0;
+  std::string phase = "prefill";
   // The options the user set ("shape", "dim", "seq", "kv-heads", ...): one the
   // workload does not take is refused, not ignored.
   std::vector<std::string> given;

@@ -427,6 +427,40 @@ TEST(Layouts, RestickifyWhereAProducerFixedTheOtherStick) {
   EXPECT_EQ(inserted, 1);
 }
 
+// The whole-model workload: its layers' weights, RoPE's cat, each decode
+// layer's KV cache grown by cat, and Granite's LM head (49159 vocabulary
+// rows, 769 sticks: prime) in blocks of 16384 rows whose weights stay within
+// the per-core span, their logits concatenated.
+TEST(Workloads, GraniteIsLayersWithRopeAndAnLmHeadInBlocks) {
+  WorkloadParams p;
+  p.layers = 2;
+  p.seq = 64;
+  const Graph prefill = build_workload("granite", p);
+  auto shape_of = [](const Graph& g, const std::string& name) {
+    const int t = g.find(name);
+    return t < 0 ? Shape{} : g.tensors[static_cast<size_t>(t)].shape;
+  };
+  EXPECT_EQ(shape_of(prefill, "layers.1.k_proj.weight"), (Shape{1024, 4096}));
+  EXPECT_EQ(shape_of(prefill, "layers.2.k_proj.weight"), Shape{});
+  EXPECT_EQ(shape_of(prefill, "mask"), (Shape{1, 1, 64, 64}));
+  EXPECT_EQ(shape_of(prefill, "lm_head.weight.0"), (Shape{16384, 4096}));
+  EXPECT_EQ(shape_of(prefill, "lm_head.weight.3"), (Shape{49159 - 3 * 16384, 4096}));
+  EXPECT_EQ(shape_of(prefill, "logits"), (Shape{1, 64, 49159}));
+  int cats = 0;
+  for (const auto& op : prefill.ops) cats += op.type == "cat";
+  EXPECT_EQ(cats, 2 * 2 + 1);  // rotate_half of q and k per layer, the LM head
+  p.phase = "decode";
+  p.seq = 0;
+  p.context = 100;
+  const Graph decode = build_workload("granite", p);
+  EXPECT_EQ(shape_of(decode, "layers.0.past_v"), (Shape{1, 8, 100, 128}));
+  EXPECT_EQ(shape_of(decode, "mask"), (Shape{1, 1, 1, 101}));
+  EXPECT_EQ(shape_of(decode, "layers.0.keys"), (Shape{1, 8, 101, 128}));
+  p.phase = "generate";
+  EXPECT_EQ(test::error_of([&] { build_workload("granite", p); }),
+            "--phase: 'generate' is not a phase (prefill, decode)");
+}
+
 // The backend has no prod within sticks (torch-spyre's
 // REDUCTIONS_NON_STICK_DIM_ONLY): a prod over the stick dim reads its input
 // restickified along the first other dim that fills whole sticks, and one with

@@ -245,6 +245,31 @@ TEST(CompiledProgram, CatMatchesItsReferenceOnEveryCoreCount) {
   });
 }
 
+// The whole-model workload at a small size (2 layers, hidden 512, 4 heads of
+// 128 over 2 KV heads): prefill and a decode step over a KV cache match the
+// host reference's logits, hazard-free.
+TEST(CompiledProgram, GraniteModelPrefillAndDecodeMatchTheirReference) {
+  for (const std::string phase : {"prefill", "decode"}) {
+    SCOPED_TRACE(phase);
+    test::TempDir dir;
+    CompileJob job;
+    job.workload = "granite";
+    job.params.layers = 2;
+    job.params.hidden = 512;
+    job.params.heads = 4;
+    job.params.kv_heads = 2;
+    job.params.intermediate = 512;
+    job.params.vocab = 512;
+    job.params.phase = phase;
+    job.params.seq = phase == "prefill" ? 64 : 2;
+    job.params.context = phase == "prefill" ? 0 : 62;
+    job.options.cores = 8;
+    const Checked c = compile_and_check(job, dir);
+    ASSERT_EQ(c.run.report.comparisons.size(), 1u);
+    EXPECT_EQ(c.run.report.comparisons[0].name, "logits");
+  }
+}
+
 // The same graph on an input whose results are known by hand: x[i][j] =
 // (j % 4 - 1.5) / 2, values -0.75, -0.25, 0.25, 0.75 in every row.
 TEST(CompiledProgram, TensorOpsGiveHandComputedValues) {
