@@ -250,7 +250,7 @@ py::dict sweep(const std::string& spec, const std::string& output, int workers, 
 
 }  // namespace
 
-PYBIND11_MODULE(spyre_sim, m) {
+PYBIND11_MODULE(_core, m) {
   m.doc() = "spyre-sim: run SuperDSC bundles on a model of the IBM Spyre card, compile graphs, check, validate";
   static py::exception<spyre::SpyreError> error(m, "SpyreError");
   py::register_exception_translator([](std::exception_ptr p) {

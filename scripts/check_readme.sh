@@ -26,7 +26,7 @@ done < <(awk '/^## Using it/ { section = 1 } section && /^```/ { fence++; next }
   "$root/README.md" | grep -E '^(build/spyre-sim|scripts/)' | sed 's/  *#.*$//')
 [ "$count" -gt 0 ] || { echo "no commands found in README.md's 'Using it' block" >&2; exit 1; }
 # The Python example, where the build made the module.
-if ls "$build"/python/spyre_sim*.so >/dev/null 2>&1; then
+if ls "$build"/python/spyre_sim/_core*.so >/dev/null 2>&1; then
   awk '/^```python/ { inside = 1; next } inside && /^```/ { exit } inside' "$root/README.md" >"$scratch/example.py"
   [ -s "$scratch/example.py" ] || { echo "no python example in README.md" >&2; exit 1; }
   PYTHONPATH="$build/python" /usr/bin/python3 "$scratch/example.py" >"$scratch/output" 2>&1 ||

@@ -20,7 +20,7 @@ cmake -S "$here/consumer" -B "$scratch/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Rel
 cmake --build "$scratch/consumer" >/dev/null
 "$scratch/consumer/consumer"
 # The Python module, where the build made one: importable with the prefix on the path.
-if ls "$build"/python/spyre_sim*.so >/dev/null 2>&1; then
+if ls "$build"/python/spyre_sim/_core*.so >/dev/null 2>&1; then
   module_dir="$scratch/prefix/lib/python3/dist-packages"
   PYTHONPATH="$module_dir" /usr/bin/python3 -c "import spyre_sim; print('python module', spyre_sim.__file__)"
   PYTHONPATH="$module_dir" /usr/bin/python3 -c "import spyre_sim, sys; r = spyre_sim.run(sys.argv[1], fill=1.0); \

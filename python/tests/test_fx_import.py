@@ -1,0 +1,132 @@
+"""PyTorch in: modules traced at the aten level, compiled, run on the simulated card and
+checked against the same module on the CPU (Debian's python3-torch, the independent reference)."""
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import spyre_sim  # noqa: E402
+from spyre_sim import llm  # noqa: E402
+
+# The device computes in DLFloat16 (9 fraction bits: a rounding is within 2^-10 of the
+# value); over a whole small model the errors add to a few of those.
+DLFLOAT16_TOLERANCE = 2**-8
+
+SMALL = {"hidden_size": 256, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512,
+         "num_hidden_layers": 2, "vocab_size": 512}
+
+
+@pytest.fixture(scope="module")
+def small_model():
+    torch.manual_seed(0)
+    return llm.DecoderLM(llm.load_config(SMALL)).eval()
+
+
+@pytest.mark.parametrize("phase, seq, context, cores", [("prefill", 64, 0, 32), ("decode", 1, 64, 8)])
+def test_small_llm_matches_its_cpu_logits(tmp_path, small_model, phase, seq, context, cores):
+    inputs = llm.example_inputs(small_model, seq, context=context, seed=1)
+    compiled = spyre_sim.compile(small_model, inputs, str(tmp_path), cores=cores)
+    errors, result = compiled.compare(*inputs)
+    assert list(errors) == ["output"]
+    assert errors["output"] <= DLFLOAT16_TOLERANCE, (phase, errors)
+    logits = result["outputs"]["output"]
+    assert np.asarray(logits).shape == (1, seq, SMALL["vocab_size"])
+    # The device really computed them: not the reference passed through.
+    assert errors["output"] > 0
+    assert result["report"]["hazards"] == []
+    graph = json.loads((tmp_path / "graph.json").read_text())
+    names = {t["name"]: t for t in graph["tensors"]}
+    assert names["layers.1.self_attn.q_proj.weight"]["role"] == "weight"
+    assert names["layers.1.self_attn.q_proj.weight"]["shape"] == [256, 256]
+    assert names["embeds"]["role"] == "input" and names["output"]["role"] == "output"
+    assert "embed_tokens.weight" not in names  # the host's lookup: not read on the card
+    past = [n for n in names if n.startswith("past_")]
+    assert len(past) == (4 if phase == "decode" else 0)
+    assert sum(op["op"] == "cat" for op in graph["ops"]) == (4 if phase == "decode" else 0)
+
+
+def test_rope_rotation_is_rotate_half():
+    x = torch.randn(2, 3, 64)
+    half = llm.rotate_half(x)
+    assert torch.equal(llm.rotate_half(x, llm.rotation_matrix(64)), half)
+    assert torch.equal(half[..., :32], -x[..., 32:])
+
+
+class Block(torch.nn.Module):
+    """Ops a traced module brings beyond the LLM: layer_norm (a tuple op), gelu, split, clamp, sum."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(128)
+        self.proj = torch.nn.Linear(128, 256)
+
+    def forward(self, x):
+        a, b = self.proj(self.norm(x)).split(128, dim=-1)
+        y = torch.nn.functional.gelu(a) * torch.sigmoid(b) - 0.5
+        return y.clamp(-1.0, 1.0), y.sum(dim=-1, keepdim=True)
+
+
+def test_a_block_with_tuple_ops_matches_the_cpu(tmp_path):
+    torch.manual_seed(2)
+    block = Block()
+    x = torch.randn(64, 128)
+    compiled = spyre_sim.compile(block, (x,), str(tmp_path), cores=4)
+    errors, _ = compiled.compare(x)
+    assert set(errors) == {"output_0", "output_1"}
+    assert max(errors.values()) <= DLFLOAT16_TOLERANCE, errors
+    ops = {op["op"] for op in json.loads((tmp_path / "graph.json").read_text())["ops"]}
+    assert {"layer_norm", "addmm", "split", "gelu", "sigmoid", "clamp", "sum"} <= ops
+
+
+class Unsupported(torch.nn.Module):
+    def forward(self, x):
+        return torch.topk(x, 4).values + 1
+
+
+def test_an_aten_op_without_a_graph_op_is_named_with_its_use(tmp_path):
+    with pytest.raises(spyre_sim.SpyreError, match=r"no graph op for aten\.topk\.default at 'topk' used by"):
+        spyre_sim.compile(Unsupported(), (torch.randn(8, 64),), str(tmp_path))
+    assert not (tmp_path / "program").exists()
+
+
+def test_integer_inputs_are_refused_in_one_line(tmp_path):
+    embedding = torch.nn.Embedding(16, 64)
+    with pytest.raises(spyre_sim.SpyreError, match="dtype int64 has no device format"):
+        spyre_sim.compile(embedding, (torch.tensor([[1, 2]]),), str(tmp_path))
+
+
+def test_a_graph_path_still_compiles_a_graph(tmp_path):
+    with pytest.raises(spyre_sim.SpyreError, match="unknown workload|no workload"):
+        spyre_sim.compile(str(tmp_path / "out"), workload="nope")
+
+
+def _cli(*args):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, env=dict(os.environ),
+                          timeout=600)
+
+
+def test_the_llm_command_line_compiles_a_config_and_compares(tmp_path):
+    from conftest import SOURCE
+
+    done = _cli("spyre_sim.llm", str(SOURCE / "models" / "llm" / "small.json"), str(tmp_path), "--phase", "decode",
+                "--context", "32", "--cores", "8", "--compare")
+    assert done.returncode == 0, done.stderr
+    error = float(done.stdout.split("output: max |device - cpu| / max |cpu| = ")[1].split()[0])
+    assert 0 < error <= DLFLOAT16_TOLERANCE
+    assert "simulated latency" in done.stdout and (tmp_path / "program" / "program.json").is_file()
+
+
+def test_the_import_command_line_names_a_bad_source(tmp_path):
+    source = tmp_path / "make.py"
+    source.write_text("import torch\ndef make():\n    return torch.nn.Linear(64, 64), (torch.randn(4, 64),)\n")
+    done = _cli("spyre_sim.fx_import", f"{source}:missing", str(tmp_path / "out"))
+    assert done.returncode == 1 and done.stderr.strip() == f"error: {source}: no function 'missing'"
+    done = _cli("spyre_sim.fx_import", f"{source}:make", str(tmp_path / "out"), "--compare", "--cores", "2")
+    assert done.returncode == 0, done.stderr
+    assert "output: max |device - cpu|" in done.stdout
