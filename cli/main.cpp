@@ -263,8 +263,9 @@ Subcommand add_compile(CLI::App& app) {
   cmd->add_option("--work-division", job.options.work_division,
                   "model: each batchmatmul takes the fastest of its legal splits on the card model (the decisions "
                   "list them); model-all: also pointwise ops, reductions and copies, each timed alone on the rule's "
-                  "division at every core count; default: seed 001's rule")
-      ->check(CLI::IsMember({"default", "model", "model-all"}))
+                  "division at every core count; torch-spyre: each batchmatmul as torch-spyre's matmul planner "
+                  "picks it (its analytic cost model); default: seed 001's rule")
+      ->check(CLI::IsMember(spyre::compiler::work_division_names()))
       ->capture_default_str();
   cmd->add_option("--placement", o->placement,
                   "HBM placement: arguments (one argument per host tensor) or packed (one segment)")

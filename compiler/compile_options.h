@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "compiler/split/split_cost.h"
 #include "runtime/program.h"
@@ -28,6 +29,12 @@ struct LxPlanningOptions {
   double time_limit_s = 10;
 };
 
+// The --work-division values; one of them, or the one line every refusal
+// prints ("default, model, model-all or torch-spyre").
+const std::vector<std::string>& work_division_names();
+bool is_work_division(const std::string& name);
+std::string work_division_choices();
+
 struct CompileOptions {
   int cores = 0;  // SENCORES: cores to divide work over, 1..device.cores; 0: all of them
   // --split: output tensor name of a device op -> iteration dim label -> slices.
@@ -35,8 +42,9 @@ struct CompileOptions {
   // --work-division: "default" (seed 001's rule), "model" (every legal
   // split of each batchmatmul scored by split_cost, the fastest kept; other
   // ops keep the rule) or "model-all" (also pointwise ops, reductions and
-  // copies, each division timed alone: op_split.h). split_cost is owned by
-  // the caller.
+  // copies, each division timed alone: op_split.h), or "torch-spyre" (each
+  // batchmatmul as torch-spyre's matmul planner picks it:
+  // torch_spyre_planner.h). split_cost is owned by the caller.
   std::string work_division = "default";
   bool bmm_by_model() const { return work_division == "model" || work_division == "model-all"; }
   bool ops_by_model() const { return work_division == "model-all"; }

@@ -1,8 +1,27 @@
 #include "compiler/compiler.h"
 
+#include <algorithm>
+
 #include "runtime/error.h"
 
 namespace spyre::compiler {
+
+const std::vector<std::string>& work_division_names() {
+  static const std::vector<std::string> names{"default", "model", "model-all", "torch-spyre"};
+  return names;
+}
+
+bool is_work_division(const std::string& name) {
+  const auto& names = work_division_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string work_division_choices() {
+  const auto& names = work_division_names();
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
 
 CompileOptions resolve_options(CompileOptions options) {
   if (options.cores == 0) options.cores = options.device.cores;
@@ -12,8 +31,8 @@ CompileOptions resolve_options(CompileOptions options) {
              std::to_string(options.cores));
   }
   if (options.device.argument_segments().empty()) fail("", "arch", "no argument segments (address.segments)");
-  if (options.work_division != "default" && !options.bmm_by_model())
-    fail("", "--work-division", "must be default, model or model-all, got '" + options.work_division + "'");
+  if (!is_work_division(options.work_division))
+    fail("", "--work-division", "must be " + work_division_choices() + ", got '" + options.work_division + "'");
   if (options.bmm_by_model() && options.split_cost == nullptr)
     fail("", "--work-division",
          options.work_division + " needs a card model to score splits (spyre-sim compile gives it one)");

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/compile_options.h"
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
 #include "runtime/text.h"
@@ -65,9 +66,8 @@ Axis read_axis(const JsonNode& node, const std::vector<SweepRun>& runs) {
       if (axis.key == "compile.cores") v.as_int_in(1, 1024);
       if (axis.key == "compile.lx_stage") v.as_int_in(2, 4);
       if (axis.key == "compile.lx_planning" && !v.raw().is_boolean()) v.error("must be true or false");
-      if (axis.key == "compile.work_division" && v.as_string() != "default" && v.as_string() != "model" &&
-          v.as_string() != "model-all")
-        v.error("must be \"default\", \"model\" or \"model-all\"");
+      if (axis.key == "compile.work_division" && !compiler::is_work_division(v.as_string()))
+        v.error("must be " + compiler::work_division_choices());
       axis.values.push_back(value_text(v));
     }
   } else {
@@ -115,9 +115,8 @@ SweepRun read_run(const JsonNode& node, const fs::path& base) {
   if (const auto v = node.find("lx_stage")) v->as_int_in(2, 4);
   if (const auto v = node.find("solver")) v->as_string();
   if (const auto v = node.find("split")) v->is_string() ? void(v->as_string()) : void(v->as_string_list());
-  if (const auto v = node.find("work_division");
-      v && v->as_string() != "default" && v->as_string() != "model" && v->as_string() != "model-all")
-    v->error("must be \"default\", \"model\" or \"model-all\"");
+  if (const auto v = node.find("work_division"); v && !compiler::is_work_division(v->as_string()))
+    v->error("must be " + compiler::work_division_choices());
   if (const auto v = node.find("shape")) v->as_string();
   if (const auto params = node.find("params")) {
     for (const auto& [key, value] : params->members()) key == "dtype" ? void(value.as_string()) : void(value.as_int());

@@ -9,7 +9,10 @@
 // its legal splits as the card model (options.split_cost) times them; with
 // model-all every pointwise op, reduction and copy also takes the fastest of
 // the rule's divisions at each core count, each timed as a program of that op
-// alone (op_split.h), when it beats the rule's own by kOpSearchMargin.
+// alone (op_split.h), when it beats the rule's own by kOpSearchMargin. With
+// --work-division torch-spyre, each batchmatmul takes what torch-spyre's
+// analytic matmul planner picks (torch_spyre_planner.h), unless it uses fewer
+// cores than the rule's split, as torch-spyre's own pass keeps the rule's then.
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +25,7 @@
 #include "compiler/passes/passes.h"
 #include "compiler/split/bmm_search.h"
 #include "compiler/split/op_split.h"
+#include "compiler/split/torch_spyre_planner.h"
 #include "runtime/error.h"
 #include "runtime/text.h"
 
@@ -208,6 +212,35 @@ std::vector<int64_t> model_slices(Op& op, const IterationSpace& space, const std
   return slices_of(candidates[best]);
 }
 
+// --work-division torch-spyre for a batchmatmul: torch-spyre's planner over
+// the legal splits. A projection (no batch beyond 1) reads one shared weight.
+// Empty when the op has another reduction dim or the pick uses fewer cores
+// than the rule's slices.
+std::vector<int64_t> torch_spyre_slices(Op& op, const IterationSpace& space, const std::vector<int64_t>& units,
+                                        const std::vector<int64_t>& minimum, const std::vector<int64_t>& default_slices,
+                                        const CompileOptions& options) {
+  const BmmSearch search = bmm_search(space, units, minimum, options.cores);
+  if (search.candidates.empty()) return {};
+  const bool shared_weight = search.shape.b == 1;
+  const size_t pick = torch_spyre_matmul_pick(search.shape, search.candidates, options.cores, shared_weight);
+  if (pick == search.candidates.size()) return {};
+  const MatmulSplit& split = search.candidates[pick];
+  const int64_t rule_cores =
+      std::accumulate(default_slices.begin(), default_slices.end(), int64_t{1}, std::multiplies<>());
+  char note[200];
+  if (split.cores() < rule_cores) {
+    std::snprintf(note, sizeof note, "torch-spyre: planner's %s uses fewer cores than the rule's; the rule's kept",
+                  split.text().c_str());
+    op.work_division = note;
+    return {};
+  }
+  std::snprintf(note, sizeof note, "torch-spyre: planner's %s (%.1f us by its cost model, %zu splits)",
+                split.text().c_str(), torch_spyre_matmul_cost(search.shape, split, options.cores, shared_weight),
+                search.candidates.size());
+  op.work_division = note;
+  return search.slices(split);
+}
+
 }  // namespace
 
 void work_distribution(Graph& g, const CompileOptions& options) {
@@ -225,7 +258,10 @@ void work_distribution(Graph& g, const CompileOptions& options) {
       slices = overridden(g, op, space, units, slices, wanted->second, options.cores);
     } else {
       slices = default_rule_slices(space, units, slices, options.cores);
-      if (options.bmm_by_model()) {
+      if (options.work_division == "torch-spyre" && op.type == "batchmatmul") {
+        const auto chosen = torch_spyre_slices(op, space, units, span_minimum(op, space), slices, options);
+        if (!chosen.empty()) slices = chosen;
+      } else if (options.bmm_by_model()) {
         const OpKind kind = device_op_info(op)->kind;
         std::vector<int64_t> chosen;
         if (op.type == "batchmatmul") {

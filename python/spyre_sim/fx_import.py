@@ -185,6 +185,20 @@ class _GraphBuilder:
             return self.emit("pow", [args[0]], out, {"exponent": args[1]})
         if packet in _REDUCTIONS:
             return self.reduction(node, _REDUCTIONS[packet], args, kwargs)
+        if packet in ("max", "min") and target.__name__.split(".")[-1] == "default":
+            return self.emit(packet, [args[0]], out)  # of the whole tensor (with a dim torch returns indices too)
+        if packet == "prod":
+            attrs = {"dim": args[1]} if len(args) > 1 else {}
+            if len(args) > 2 and args[2]:
+                attrs["keepdim"] = True
+            return self.emit("prod", [args[0]], out, attrs)
+        if packet == "linalg_vector_norm":
+            return self.vector_norm(node, args, kwargs)
+        if packet == "softplus":
+            return self.emit("softplus", [args[0]], out, {"beta": float(args[1]) if len(args) > 1 else 1.0,
+                                                          "threshold": float(args[2]) if len(args) > 2 else 20.0})
+        if packet == "repeat":
+            return self.emit("repeat", [args[0]], out, {"repeats": list(args[1])})
         if packet == "_softmax":
             return self.emit("softmax", [args[0]], out, {"dim": args[1]})
         if packet in ("mm", "bmm"):
@@ -262,6 +276,17 @@ class _GraphBuilder:
         if keepdim:
             attrs["keepdim"] = True
         return self.emit(op, [args[0]], node.name, attrs)
+
+    def vector_norm(self, node, args, kwargs):
+        order = args[1] if len(args) > 1 else kwargs.get("ord", 2)
+        names = {float("inf"): "inf", float("-inf"): "-inf"}
+        attrs = {"ord": names.get(float(order), order)}
+        dims = args[2] if len(args) > 2 else kwargs.get("dim")
+        if dims is not None:
+            attrs["dim"] = list(dims) if isinstance(dims, (list, tuple)) else dims
+        if (args[3] if len(args) > 3 else kwargs.get("keepdim", False)):
+            attrs["keepdim"] = True
+        return self.emit("vector_norm", [args[0]], node.name, attrs)
 
     def slice(self, node, args):
         size = self.shape(node.args[0])

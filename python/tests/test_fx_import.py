@@ -130,3 +130,23 @@ def test_the_import_command_line_names_a_bad_source(tmp_path):
     done = _cli("spyre_sim.fx_import", f"{source}:make", str(tmp_path / "out"), "--compare", "--cores", "2")
     assert done.returncode == 0, done.stderr
     assert "output: max |device - cpu|" in done.stdout
+
+
+class Reductions(torch.nn.Module):
+    """Reductions and shape ops a traced module brings, each against the CPU."""
+
+    def forward(self, x):
+        y = torch.nn.functional.softplus(x, beta=2.0) + torch.nn.functional.relu6(x)
+        norms = torch.linalg.vector_norm(x, dim=-1, keepdim=True) + x.abs().amax(dim=-1, keepdim=True)
+        return (y / norms).repeat(2, 1), x.max() - x.min(), x.mean(dim=0)
+
+
+def test_reductions_and_repeats_match_the_cpu(tmp_path):
+    torch.manual_seed(3)
+    x = torch.randn(64, 128)
+    compiled = spyre_sim.compile(Reductions(), (x,), str(tmp_path), cores=4)
+    errors, result = compiled.compare(x)
+    assert max(errors.values()) <= DLFLOAT16_TOLERANCE, errors
+    assert np.asarray(result["outputs"]["output_0"]).shape == (128, 128)
+    ops = {op["op"] for op in json.loads((tmp_path / "graph.json").read_text())["ops"]}
+    assert {"softplus", "clamp", "vector_norm", "amax", "repeat", "max", "min", "mean"} <= ops

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "compiler/compiler.h"
@@ -12,6 +13,7 @@
 #include "compiler/ir/workloads.h"
 #include "compiler/passes/passes.h"
 #include "compiler/split/op_split.h"
+#include "compiler/split/torch_spyre_planner.h"
 #include "small_workloads.h"
 #include "test_support.h"
 
@@ -463,7 +465,67 @@ TEST(WorkDivisionByModel, NeedsACardModel) {
             "--work-division: model needs a card model to score splits (spyre-sim compile gives it one)");
   o.work_division = "fastest";
   EXPECT_EQ(test::error_of([&] { compile(build_workload("matmul", p), o); }),
-            "--work-division: must be default, model or model-all, got 'fastest'");
+            "--work-division: must be default, model, model-all or torch-spyre, got 'fastest'");
+}
+
+// torch-spyre's matmul planner: its picks and costs (us) for Granite-3.3-8B's
+// projections and attention bmms on 32 cores, as its own _matmul_split_cost
+// (work_division.py at bdc905f) gives them when run over the same splits.
+TEST(TorchSpyrePlanner, PicksWhatTorchSpyresCostModelPicks) {
+  struct Case {
+    MatmulShape shape;  // b, m, k, n
+    bool shared_weight;
+    std::string split;
+    double cost_us;
+  };
+  const std::vector<Case> cases = {
+      {{1, 512, 4096, 4096}, true, "1_4_8_1", 399.6},    // prefill Q/O
+      {{1, 512, 4096, 1024}, true, "1_8_4_1", 170.3},    // prefill K/V
+      {{1, 512, 12800, 4096}, true, "1_8_4_1", 1210.5},  // prefill MLP down
+      {{1, 512, 4096, 12800}, true, "1_4_8_1", 1203.7},  // prefill MLP gate/up
+      {{1, 1, 4096, 4096}, true, "1_1_8_4", 306.0},      // decode Q/O
+      {{1, 1, 4096, 1024}, true, "1_1_2_16", 208.8},     // decode K/V
+      {{1, 1, 12800, 4096}, true, "1_1_8_4", 704.6},     // decode MLP down
+      {{32, 512, 128, 512}, false, "1_16_2_1", 146.0},   // prefill QK^T
+      {{32, 512, 512, 128}, false, "1_32_1_1", 150.3},   // prefill attn @ V
+  };
+  for (const Case& c : cases) {
+    const auto candidates = matmul_split_candidates(c.shape, 32);
+    const size_t pick = torch_spyre_matmul_pick(c.shape, candidates, 32, c.shared_weight);
+    ASSERT_LT(pick, candidates.size()) << c.shape.text();
+    EXPECT_EQ(candidates[pick].text(), c.split) << c.shape.text();
+    EXPECT_NEAR(torch_spyre_matmul_cost(c.shape, candidates[pick], 32, c.shared_weight), c.cost_us, 0.05)
+        << c.shape.text();
+  }
+  // More cores than the card's: no estimate.
+  EXPECT_TRUE(std::isinf(torch_spyre_matmul_cost({1, 512, 4096, 4096}, {1, 8, 8, 1}, 32, true)));
+}
+
+// --work-division torch-spyre: the planner's split for each batchmatmul, the
+// rule's for the rest, and the decisions say so.
+TEST(TorchSpyrePlanner, DividesAGraniteLayerAsTorchSpyreDoes) {
+  WorkloadParams p;
+  p.layers = 1;
+  p.vocab = 512;
+  p.given = {"layers", "vocab"};
+  CompileOptions o;
+  o.work_division = "torch-spyre";
+  const Graph g = compile(build_workload("granite", p), o);
+  EXPECT_EQ(splits_of(g, "layers.0.q"), (Splits{{"mb", 4}, {"out", 8}}));
+  EXPECT_EQ(splits_of(g, "layers.0.k"), (Splits{{"mb", 8}, {"out", 4}}));
+  EXPECT_EQ(splits_of(g, "layers.0.m.gate"), (Splits{{"mb", 4}, {"out", 8}}));
+  EXPECT_EQ(splits_of(g, "layers.0.m"), (Splits{{"mb", 8}, {"out", 4}}));
+  EXPECT_EQ(splits_of(g, "layers.0.attn.scores"), (Splits{{"mb", 16}, {"out", 2}}));
+  for (const auto& op : g.ops) {
+    if (g.tensors[static_cast<size_t>(op.outputs[0])].name == "layers.0.q") {
+      EXPECT_EQ(op.work_division, "torch-spyre: planner's 1_4_8_1 (399.6 us by its cost model, 56 splits)");
+    }
+  }
+  // Not a batchmatmul: seed 001's rule, as with --work-division default.
+  o.work_division = "default";
+  const Graph by_rule = compile(build_workload("granite", p), o);
+  EXPECT_EQ(splits_of(g, "layers.0.h"), splits_of(by_rule, "layers.0.h"));
+  EXPECT_EQ(splits_of(by_rule, "layers.0.q"), (Splits{{"mb", 32}}));
 }
 
 }  // namespace

@@ -320,7 +320,7 @@ TEST(SweepSpec, RepeatedPointsAndBadCompileOptionsAreRefusedUpFront) {
                 .substr(0, 25),
             ": $.axes[0].values[0]: ex");
   EXPECT_EQ(spec_error(R"({"runs": [{"workload": "exp", "work_division": "fast"}]})"),
-            ": $.runs[0].work_division: must be \"default\", \"model\" or \"model-all\"");
+            ": $.runs[0].work_division: must be default, model, model-all or torch-spyre");
 }
 
 // The results under a prefix belong to one card: re-running them with
