@@ -16,6 +16,7 @@
 
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
+#include "compiler/ir/llm_config.h"
 #include "compiler/lx/lx_solver.h"
 #include "compiler/lx/plan_job.h"
 #include "runtime/arch_config.h"
@@ -228,7 +229,7 @@ Subcommand add_compile(CLI::App& app) {
   struct Options {
     spyre::compiler::CompileJob job;
     ArchOptions arch;
-    std::string shape, dtype = "fp16", placement = "arguments";
+    std::string shape, dtype = "fp16", placement = "arguments", model;
     std::vector<std::string> splits;
     bool list_workloads = false, list_passes = false, quiet = false;
   };
@@ -242,6 +243,9 @@ Subcommand add_compile(CLI::App& app) {
   cmd->add_option("graph", job.graph_path, "Model graph JSON (docs/graph-format.md)");
   cmd->add_option("-o,--output", job.output_dir, "Output directory (bundle files and program.json)");
   cmd->add_option("--workload", job.workload, "Built-in workload instead of a graph file (--list-workloads)");
+  cmd->add_option("--model", o->model,
+                  "A decoder-only LLM from its Hugging Face config.json (e.g. models/llm/granite-3.3-8b.json): the "
+                  "granite workload with the config's sizes and scalars; --layers, --hidden, ... given here win");
   cmd->add_flag("--list-workloads", o->list_workloads, "List the built-in workloads and their parameters");
   cmd->add_option("--shape", o->shape, "Workload shape, sizes joined by x (e.g. 512x1024; matmul MxKxN)");
   cmd->add_option("--dim", job.params.dim, "Workload reduction / softmax dim")->capture_default_str();
@@ -301,6 +305,11 @@ Subcommand add_compile(CLI::App& app) {
               return kOk;
             }
             job.options.device = spyre::load_arch(o->arch.path, o->arch.overrides).limits();
+            if (!o->model.empty()) {
+              if (!job.workload.empty() || !job.graph_path.empty())
+                spyre::fail("", "--model", "builds the model itself: give it without --workload or a graph file");
+              job.workload = "granite";
+            }
             // Workload options the user set: a workload refuses those it does not take.
             for (const char* option : {"shape", "dim", "batch", "seq", "hidden", "heads", "kv-heads", "intermediate",
                                        "layers", "vocab", "phase", "context"}) {
@@ -310,6 +319,7 @@ Subcommand add_compile(CLI::App& app) {
               job.params.given.emplace_back(option);
             }
             if (!o->shape.empty()) job.params.shape = sc::parse_shape(o->shape);
+            if (!o->model.empty()) job.params = sc::llm_config_params(o->model, job.params);
             if (!sc::parse_dtype(o->dtype, job.params.dtype)) {
               spyre::fail("", "--dtype", "unsupported dtype '" + o->dtype + "' (the device has fp16, bf16, fp32)");
             }

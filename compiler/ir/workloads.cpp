@@ -169,6 +169,17 @@ Graph granite(const WorkloadParams& p) {
   if (e % heads != 0)
     fail("", "--hidden", "hidden size " + std::to_string(e) + " is not a multiple of --heads " + std::to_string(heads));
   const int64_t d = e / heads;
+  auto or_granite = [](double v, float granite) { return v > 0 ? static_cast<float>(v) : granite; };
+  const float eps = or_granite(p.rms_norm_eps, kGraniteEps);
+  const float scale = or_granite(p.attention_multiplier, kGraniteAttentionMultiplier);
+  const float residual = or_granite(p.residual_multiplier, kGraniteResidualMultiplier);
+  const float logits_scaling = or_granite(p.logits_scaling, kGraniteLogitsScaling);
+  // x + branch * residual (no multiply where the model has none).
+  auto residual_add = [&](Builder& b, const std::string& x, const std::string& branch, const std::string& out) {
+    if (residual == 1.0f) return b.op("add", {x, branch}, out);
+    b.op("mul", {branch}, branch + ".scaled", {{"scalar", residual}});
+    return b.op("add", {x, branch + ".scaled"}, out);
+  };
   Builder b("granite", p.dtype);
   b.tensor("x", {batch, seq, e}, Role::Input);
   b.tensor("rope.cos", {batch, 1, seq, d}, Role::Input);
@@ -187,7 +198,7 @@ Graph granite(const WorkloadParams& p) {
                                                                              {"up_proj.weight", {inter, e}},
                                                                              {"down_proj.weight", {e, inter}}})
       b.tensor(n + w, shape, Role::Weight);
-    b.op("rms_norm", {hidden, n + "input_layernorm.weight"}, n + "h", {{"eps", kGraniteEps}});
+    b.op("rms_norm", {hidden, n + "input_layernorm.weight"}, n + "h", {{"eps", eps}});
     b.op("linear", {n + "h", n + "q_proj.weight"}, n + "q");
     b.op("linear", {n + "h", n + "k_proj.weight"}, n + "k");
     b.op("linear", {n + "h", n + "v_proj.weight"}, n + "v");
@@ -200,32 +211,36 @@ Graph granite(const WorkloadParams& p) {
       k = b.op("cat", {n + "past_k", k}, n + "keys", {{"dim", 2}});
       v = b.op("cat", {n + "past_v", v}, n + "values", {{"dim", 2}});
     }
-    b.op("scaled_dot_product_attention", {q, k, v, "mask"}, n + "attn", {{"scale", kGraniteAttentionMultiplier}});
+    b.op("scaled_dot_product_attention", {q, k, v, "mask"}, n + "attn", {{"scale", scale}});
     b.op("transpose", {n + "attn"}, n + "attn.bshd", {{"dim0", 1}, {"dim1", 2}});
     b.op("reshape", {n + "attn.bshd"}, n + "attn.merged", {{"shape", {batch, seq, e}}});
     b.op("linear", {n + "attn.merged", n + "o_proj.weight"}, n + "o");
-    b.op("mul", {n + "o"}, n + "o.scaled", {{"scalar", kGraniteResidualMultiplier}});
-    b.op("add", {hidden, n + "o.scaled"}, n + "r");
-    b.op("rms_norm", {n + "r", n + "post_attention_layernorm.weight"}, n + "h2", {{"eps", kGraniteEps}});
+    residual_add(b, hidden, n + "o", n + "r");
+    b.op("rms_norm", {n + "r", n + "post_attention_layernorm.weight"}, n + "h2", {{"eps", eps}});
     b.op("swiglu_mlp", {n + "h2", n + "gate_proj.weight", n + "up_proj.weight", n + "down_proj.weight"}, n + "m");
-    b.op("mul", {n + "m"}, n + "m.scaled", {{"scalar", kGraniteResidualMultiplier}});
-    hidden = b.op("add", {n + "r", n + "m.scaled"}, n + "y");
+    hidden = residual_add(b, n + "r", n + "m", n + "y");
   }
   b.tensor("norm.weight", {e}, Role::Weight);
-  b.op("rms_norm", {hidden, "norm.weight"}, "final", {{"eps", kGraniteEps}});
+  b.op("rms_norm", {hidden, "norm.weight"}, "final", {{"eps", eps}});
   // The LM head in blocks of vocabulary rows whose weight stays within half
   // the 256 MiB per-core span (Granite's 49159 rows are 769 sticks, a prime:
   // no core split of one weight would keep it within the span), their
   // logits concatenated. A vocabulary that fits is one lm_head.weight.
   const int64_t block = std::max<int64_t>(64, (int64_t{128} << 20) / (e * 2) / 64 * 64);
+  // Without a logits divisor the last of these ops writes the logits.
+  const bool scaled = logits_scaling != 1.0f, blocked = vocab > block;
   std::vector<std::string> parts;
   for (int64_t first = 0; first < vocab; first += block) {
-    const std::string w = vocab <= block ? "lm_head.weight" : "lm_head.weight." + std::to_string(parts.size());
+    const std::string w = blocked ? "lm_head.weight." + std::to_string(parts.size()) : "lm_head.weight";
     b.tensor(w, {std::min(block, vocab - first), e}, Role::Weight);
-    parts.push_back(b.op("linear", {"final", w}, "lm_head." + std::to_string(parts.size())));
+    const bool last = !blocked && !scaled;
+    parts.push_back(b.op("linear", {"final", w}, last ? "logits" : "lm_head." + std::to_string(parts.size()),
+                         Json::object(), last ? Role::Output : Role::Intermediate));
   }
-  const std::string lm_head = parts.size() == 1 ? parts[0] : b.op("cat", parts, "lm_head", {{"dim", -1}});
-  b.op("div", {lm_head}, "logits", {{"scalar", kGraniteLogitsScaling}}, Role::Output);
+  const std::string lm_head = !blocked ? parts[0]
+                                       : b.op("cat", parts, scaled ? "lm_head" : "logits", {{"dim", -1}},
+                                              scaled ? Role::Intermediate : Role::Output);
+  if (scaled) b.op("div", {lm_head}, "logits", {{"scalar", logits_scaling}}, Role::Output);
   return b.finish();
 }
 

@@ -20,6 +20,10 @@ struct WorkloadParams {
   // prefill (seq tokens) or decode (seq new tokens after context cached ones).
   int64_t layers = 0, vocab = 0, context = 0;
   std::string phase = "prefill";
+  // The model's scalars (0: Granite-3.3-8B's): RMSNorm eps, the attention
+  // scale, the residual branches' and the logits' divisor (--model sets them
+  // from a config.json: llm_config.h).
+  double rms_norm_eps = 0, attention_multiplier = 0, residual_multiplier = 0, logits_scaling = 0;
   // The options the user set ("shape", "dim", "seq", "kv-heads", ...): one the
   // workload does not take is refused, not ignored.
   std::vector<std::string> given;

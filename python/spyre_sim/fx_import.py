@@ -533,9 +533,20 @@ def compile_and_report(module, inputs, args, name=None):
     return compiled
 
 
+def run_command(action):
+    """What both command lines return: action()'s SpyreError as one 'error:' line and status 1."""
+    import sys
+
+    try:
+        action()
+    except SpyreError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv=None):
     import argparse
-    import sys
 
     parser = argparse.ArgumentParser(
         prog="python3 -m spyre_sim.fx_import",
@@ -545,13 +556,7 @@ def main(argv=None):
     parser.add_argument("output", help="folder for graph.json, weights/ and the compiled program/")
     add_compile_arguments(parser)
     args = parser.parse_args(argv)
-    try:
-        module, inputs = _load_source(args.source)
-        compile_and_report(module, inputs, args)
-    except SpyreError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    return 0
+    return run_command(lambda: compile_and_report(*_load_source(args.source), args))
 
 
 if __name__ == "__main__":

@@ -217,7 +217,6 @@ def example_inputs(model, seq, context=0, batch=1, seed=0):
 
 def main(argv=None):
     import argparse
-    import sys
 
     from . import SpyreError, fx_import
 
@@ -234,7 +233,8 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0, help="weights and inputs")
     fx_import.add_compile_arguments(parser)
     args = parser.parse_args(argv)
-    try:
+
+    def compile_config():
         try:
             cfg = load_config(args.config)
         except (OSError, ValueError, KeyError) as error:
@@ -246,10 +246,8 @@ def main(argv=None):
         seq = args.seq or (64 if args.phase == "prefill" else 1)
         inputs = example_inputs(model, seq, context=args.context if args.phase == "decode" else 0, seed=args.seed)
         fx_import.compile_and_report(model, inputs, args, name=f"llm_{args.phase}")
-    except SpyreError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    return 0
+
+    return fx_import.run_command(compile_config)
 
 
 if __name__ == "__main__":

@@ -150,3 +150,67 @@ def test_reductions_and_repeats_match_the_cpu(tmp_path):
     assert np.asarray(result["outputs"]["output_0"]).shape == (128, 128)
     ops = {op["op"] for op in json.loads((tmp_path / "graph.json").read_text())["ops"]}
     assert {"softplus", "clamp", "vector_norm", "amax", "repeat", "max", "min", "mean"} <= ops
+
+
+def test_the_clis_model_builder_matches_the_pytorch_module(tmp_path, small_model):
+    """`spyre-sim compile --model small.json` (the C++ graph builder) with the PyTorch module's
+    weights gives the module's CPU logits: one model, written twice, agreeing."""
+    import pathlib
+    import subprocess
+
+    from conftest import SOURCE
+
+    binary = pathlib.Path(spyre_sim.__file__).resolve().parents[2] / "spyre-sim"
+    done = subprocess.run([str(binary), "compile", "--model", str(SOURCE / "models" / "llm" / "small.json"), "--seq",
+                           "64", "--cores", "8", "--quiet", "-o", str(tmp_path / "program")],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    embeds, cos, sin, mask = llm.example_inputs(small_model, 64, seed=4)
+    inputs = {"x": embeds, "rope.cos": cos, "rope.sin": sin, "mask": mask}
+    for name, value in small_model.state_dict().items():
+        name = name.replace("self_attn.", "").replace("mlp.", "")
+        if "rope_rotation" not in name and name != "embed_tokens.weight":
+            inputs[name] = value
+    result = spyre_sim.run(str(tmp_path / "program"), inputs={k: v.numpy() for k, v in inputs.items()})
+    with torch.no_grad():
+        want = small_model(embeds, cos, sin, mask).numpy()
+    got = np.asarray(result["outputs"]["logits"]).reshape(want.shape)
+    error = np.abs(got - want).max() / np.abs(want).max()
+    assert 0 < error <= DLFLOAT16_TOLERANCE
+
+
+def test_time_by_family_splits_a_models_device_time(tmp_path):
+    """scripts/time_by_family.py: every kernel in one family and one layer, the totals the report's."""
+    import pathlib
+    import subprocess
+    import sys
+
+    from conftest import SOURCE
+
+    binary = pathlib.Path(spyre_sim.__file__).resolve().parents[2] / "spyre-sim"
+    compiled = subprocess.run([str(binary), "compile", "--workload", "granite", "--layers", "2", "--vocab", "512",
+                               "--seq", "64", "--work-division", "default", "-o", str(tmp_path / "program")],
+                              capture_output=True, text=True, timeout=600, check=True)
+    (tmp_path / "compile.txt").write_text(compiled.stdout)
+    subprocess.run([str(binary), "run", str(tmp_path / "program"), "--report", str(tmp_path / "report.json")],
+                   capture_output=True, timeout=600, check=True)
+    report = json.loads((tmp_path / "report.json").read_text())
+    script = str(SOURCE / "scripts" / "time_by_family.py")
+    rows = {}
+    for by in ("family", "layer"):
+        subprocess.run([sys.executable, script, str(tmp_path / "compile.txt"), str(tmp_path / "report.json"), "--by",
+                        by, "--csv", str(tmp_path / f"{by}.csv")], capture_output=True, timeout=60, check=True)
+        lines = (tmp_path / f"{by}.csv").read_text().splitlines()
+        rows[by] = {line.split(",")[0]: [float(v) for v in line.split(",")[1:]] for line in lines[1:]}
+        assert sum(r[0] for r in rows[by].values()) == len(report["kernels"])
+        kernel_ms = sum(k["end_us"] - k["start_us"] for k in report["kernels"]) / 1000
+        assert sum(r[1] for r in rows[by].values()) == pytest.approx(kernel_ms, rel=1e-3)
+        for r in rows[by].values():
+            assert sum(r[4:]) == pytest.approx(100, abs=0.5)  # the bound shares of its time
+    assert {"swiglu_mlp m", "linear q", "scaled_dot_product_attention attn", "linear lm_head"} <= set(rows["family"])
+    assert set(rows["layer"]) == {"0", "1", "-"}
+    # Identical layers take the same time (layer 0 also restickifies RoPE's tables once).
+    assert rows["layer"]["0"][1] == pytest.approx(rows["layer"]["1"][1], rel=0.1)
+    bad = subprocess.run([sys.executable, script, str(tmp_path / "report.json"), str(tmp_path / "report.json")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "no Ops table" in bad.stderr

@@ -9,6 +9,7 @@
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/iteration_space.h"
+#include "compiler/ir/llm_config.h"
 #include "compiler/ir/model_ops.h"
 #include "compiler/ir/workloads.h"
 #include "runtime/text.h"
@@ -459,6 +460,55 @@ TEST(Workloads, GraniteIsLayersWithRopeAndAnLmHeadInBlocks) {
   p.phase = "generate";
   EXPECT_EQ(test::error_of([&] { build_workload("granite", p); }),
             "--phase: 'generate' is not a phase (prefill, decode)");
+}
+
+// --model CONFIG.json: the same workload from a Hugging Face config. A Llama
+// config (no Granite scalars) gets 1/sqrt(head dim), no residual multiplier
+// and the LM head writing the logits; Granite's config is --workload granite;
+// the command line's sizes win; bad configs name the file and the key.
+TEST(Workloads, AnLlmConfigIsTheGraniteWorkloadWithItsSizesAndScalars) {
+  auto attr_of = [](const Graph& g, const std::string& output, const char* key) {
+    for (const auto& op : g.ops)
+      if (g.tensors[static_cast<size_t>(op.outputs[0])].name == output) return op.attrs.at(key).get<double>();
+    ADD_FAILURE() << "no op writes " << output;
+    return 0.0;
+  };
+  auto count = [](const Graph& g, const std::string& type) {
+    return std::count_if(g.ops.begin(), g.ops.end(), [&](const Op& op) { return op.type == type; });
+  };
+  WorkloadParams p;
+  p.seq = 64;
+  const Graph small = build_workload("granite", llm_config_params(test::source_path("models/llm/small.json"), p));
+  EXPECT_NEAR(attr_of(small, "layers.1.attn", "scale"), 0.125, 1e-9);  // head dim 64
+  EXPECT_NEAR(attr_of(small, "layers.0.h", "eps"), 1e-6, 1e-12);
+  EXPECT_EQ(count(small, "mul"), 4 * 2);  // RoPE's cos and sin products of q and k: no residual multiplier
+  EXPECT_EQ(count(small, "div"), 0);
+  const int logits = small.find("logits");
+  ASSERT_GE(logits, 0);
+  EXPECT_EQ(small.tensors[static_cast<size_t>(logits)].role, Role::Output);
+  EXPECT_EQ(small.find("layers.2.q_proj.weight"), -1);
+  EXPECT_GE(small.find("layers.1.q_proj.weight"), 0);
+
+  p.layers = 1;
+  p.given = {"layers"};
+  const Graph granite =
+      build_workload("granite", llm_config_params(test::source_path("models/llm/granite-3.3-8b.json"), p));
+  const Graph builtin = build_workload("granite", p);
+  EXPECT_EQ(granite.ops.size(), builtin.ops.size());
+  EXPECT_EQ(granite.find("layers.1.q_proj.weight"), -1);  // --layers 1 wins over the config's 40
+  EXPECT_NEAR(attr_of(granite, "layers.0.attn", "scale"), 0.0078125, 1e-9);
+  EXPECT_NEAR(attr_of(granite, "logits", "scalar"), 16.0, 1e-9);
+
+  test::TempDir dir;
+  const std::string config = dir.file("config.json");
+  test::write_text(config, R"({"hidden_size": 256, "num_attention_heads": 3, "intermediate_size": 512,
+                              "num_hidden_layers": 1, "vocab_size": 64})");
+  EXPECT_EQ(test::error_of([&] { llm_config_params(config, WorkloadParams{}); }),
+            config + ": $.hidden_size: is not a multiple of num_attention_heads (3)");
+  test::write_text(config, R"({"hidden_size": 256, "num_attention_heads": 4, "intermediate_size": 512,
+                              "num_hidden_layers": 1})");
+  EXPECT_EQ(test::error_of([&] { llm_config_params(config, WorkloadParams{}); }),
+            config + ": $: missing required field 'vocab_size'");
 }
 
 // The backend has no prod within sticks (torch-spyre's

@@ -104,7 +104,7 @@ TEST(Robustness, EveryJsonReaderRefusesContentAfterTheDocument) {
       {"models/calibration/sources.json", "validate {F}"},
   };
   for (const auto& r : readers) {
-    for (const std::string tail : {std::string("\n]"), std::string("\0", 1) + "junk"}) {
+    for (const std::string& tail : {std::string("\n]"), std::string("\0", 1) + "junk"}) {
       TempDir dir;
       const fs::path copy = fs::path(dir.path()) / fs::path(r.file).filename();
       if (r.file.rfind("program.json") != std::string::npos) {
@@ -154,6 +154,13 @@ TEST(Robustness, WorkloadsRefuseOptionsTheyDoNotTake) {
        "--intermediate and --dtype)"},
       {source_path("models/workloads/softmax.json") + " --dim 0",
        "--dim: applies to a --workload, not to a graph file"},
+      {"--workload softmax --model " + source_path("models/llm/small.json"),
+       "--model: builds the model itself: give it without --workload or a graph file"},
+      {"--model " + source_path("models/llm/small.json") + " --shape 4x4",
+       "--shape: the granite workload does not take it (it takes --batch, --seq, --hidden, --heads, --kv-heads, "
+       "--intermediate, --layers, --vocab, --phase, --context and --dtype)"},
+      {"--model " + source_path("models/workloads/softmax.json"),
+       source_path("models/workloads/softmax.json") + ": $: missing required field 'hidden_size'"},
   };
   for (const auto& [arguments, says] : cases) {
     const auto r = run_cli("compile " + arguments + out);
