@@ -123,6 +123,13 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
       out << " (--decisions lists every split scored)\n";
       if (!op.lx_chain.empty()) out << "    " << op.lx_chain << "\n";
     }
+  } else if (options.work_division == "torch-spyre") {
+    out << "\nWork division by torch-spyre's matmul planner (--work-division torch-spyre; splits as b_m_n_k, its "
+           "cost model's estimate):\n";
+    for (const Op& op : g.ops) {
+      if (!op.work_division.empty())
+        out << "  " << g.tensors[static_cast<size_t>(op.outputs[0])].name << ": " << op.work_division << "\n";
+    }
   }
   std::vector<Row> tensors;
   for (int x : program_tensors(g)) {

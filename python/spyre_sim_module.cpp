@@ -16,6 +16,7 @@
 
 #include "compiler/compile_job.h"
 #include "compiler/compiler.h"
+#include "compiler/ir/llm_config.h"
 #include "compiler/ir/workloads.h"
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
@@ -156,12 +157,30 @@ py::list check(const std::string& bundle, const std::string& arch, const Strings
 py::dict compile(const std::string& output, const std::string& graph, const std::string& workload,
                  const std::vector<int64_t>& shape, int cores, const Strings& split, bool lx_planning,
                  const std::string& solver, const std::string& emit_io, uint64_t seed, const std::string& arch,
-                 const Strings& set, const std::string& work_division) {
+                 const Strings& set, const std::string& work_division, const std::string& model, int64_t layers,
+                 const std::string& phase, int64_t seq, int64_t context) {
   sc::CompileJob job;
   job.graph_path = graph;
   job.workload = workload;
   job.params.shape = shape;
   if (!shape.empty()) job.params.given.emplace_back("shape");
+  // The whole-model options, as the CLI's --layers, --phase, --seq, --context.
+  for (auto [value, option] : {std::pair{layers, "layers"}, {seq, "seq"}, {context, "context"}}) {
+    if (value > 0) job.params.given.emplace_back(option);
+  }
+  job.params.layers = layers;
+  job.params.seq = seq;
+  job.params.context = context;
+  if (!phase.empty()) {
+    job.params.phase = phase;
+    job.params.given.emplace_back("phase");
+  }
+  if (!model.empty()) {
+    if (!workload.empty() || !graph.empty())
+      throw spyre::SpyreError("compile: model builds the model itself: give it without a workload or a graph");
+    job.workload = "granite";
+    job.params = sc::llm_config_params(model, job.params);
+  }
   job.output_dir = output;
   job.emit_io_dir = emit_io;
   job.seed = seed;
@@ -172,8 +191,9 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
   for (const auto& s : split) sc::parse_split_override(s, job.options);
   job.options.work_division = work_division;
   spyre::studies::SimulatedSplitCost split_cost(arch, set);  // for work_division="model"
-  if (work_division == "model") job.options.split_cost = &split_cost;
-  if (graph.empty() == workload.empty()) throw spyre::SpyreError("compile: give a graph file or a workload name");
+  if (job.options.bmm_by_model()) job.options.split_cost = &split_cost;
+  if (job.graph_path.empty() == job.workload.empty())
+    throw spyre::SpyreError("compile: give a graph file, a workload name or a model config");
   const sc::CompileOutcome outcome = without_gil([&] { return sc::run_compile_job(job); });
   py::dict result;
   result["output"] = output;
@@ -272,7 +292,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("graph") = "", py::arg("workload") = "", py::arg("shape") = std::vector<int64_t>{},
         py::arg("cores") = 0, py::arg("split") = Strings{}, py::arg("lx_planning") = false, py::arg("solver") = "",
         py::arg("emit_io") = "", py::arg("seed") = 0, py::arg("arch") = "", py::arg("set") = Strings{},
-        py::arg("work_division") = "model");
+        py::arg("work_division") = "model", py::arg("model") = "", py::arg("layers") = 0, py::arg("phase") = "",
+        py::arg("seq") = 0, py::arg("context") = 0);
   m.def("validate", &validate,
         "Run a table of measured kernels, or every source of a sources.json manifest or folder; the report as a dict",
         py::arg("table"), py::kw_only(), py::arg("where") = Strings{}, py::arg("arch") = "", py::arg("set") = Strings{},

@@ -105,3 +105,18 @@ def test_sweep_runs_a_grid_and_resumes(tmp_path):
     with pytest.raises(spyre_sim.SpyreError, match=r"\$\.axes\[0\]\.key: unknown key"):
         spec.write_text('{"runs": [{"workload": "exp"}], "axes": [{"key": "nope", "values": [1]}]}')
         spyre_sim.sweep(str(spec), output=str(tmp_path / "bad"))
+
+
+def test_compile_builds_an_llm_from_its_config(tmp_path):
+    """model=CONFIG: the CLI's --model; layers, phase, seq, context as its options."""
+    config = str(SOURCE / "models" / "llm" / "granite-3.3-8b.json")
+    compiled = spyre_sim.compile(str(tmp_path / "decode"), model=config, layers=1, phase="decode", context=128,
+                                 work_division="torch-spyre")
+    assert "layers.0.keys" in compiled["decisions"] and "layers.1." not in compiled["decisions"]
+    assert "torch-spyre: planner's" in compiled["decisions"]
+    report = spyre_sim.run(str(tmp_path / "decode"))["report"]
+    assert report["latency_us"] > 0 and report["invariants"]["violated"] == []
+    with pytest.raises(spyre_sim.SpyreError, match="model builds the model itself"):
+        spyre_sim.compile(str(tmp_path / "x"), model=config, workload="softmax")
+    with pytest.raises(spyre_sim.SpyreError, match="--layers: the softmax workload does not take it"):
+        spyre_sim.compile(str(tmp_path / "x"), workload="softmax", layers=2)
