@@ -240,8 +240,14 @@ class _GraphBuilder:
             return self.emit("to", [args[0]], out, {"dtype": _dtype_name(dtype, self.float_dtype, node.name)})
         if packet in ("cat", "stack"):
             return self.emit(packet, list(args[0]), out, {"dim": args[1] if len(args) > 1 else kwargs.get("dim", 0)})
-        if packet == "where":
-            return self.emit("where", args[:3], out)
+        if packet == "where":  # a Python number for either branch: a one-element constant, broadcast
+            return self.emit("where", [args[0]] + [self.scalar_tensor(v, out, i) for i, v in enumerate(args[1:3])],
+                             out)
+        if packet == "scalar_tensor":  # torch.where's number branch, traced as a 0-d tensor
+            return self.scalar_tensor(float(args[0]), out, 0)
+        if packet == "masked_fill":  # x where not mask, value where mask
+            value = self.scalar_tensor(args[2], out, 1)
+            return self.emit("where", [args[1], value, args[0]], out)
         if packet in ("clamp", "clamp_min", "clamp_max", "hardtanh"):
             return self.clamp(node, packet, args, kwargs)
         if packet in ("full", "zeros", "ones", "full_like", "zeros_like", "ones_like", "new_full", "new_zeros",
@@ -250,6 +256,15 @@ class _GraphBuilder:
         if packet in _MULTI_OUTPUT:
             return self.multi_output(node, packet, args, kwargs)
         return self.refuse(node)
+
+    def scalar_tensor(self, value, out, index):
+        """A tensor name as it is, a Python number as a one-element constant named after its use."""
+        if not isinstance(value, (int, float, bool)):
+            return value
+        name = f"{out}_scalar{index}"
+        self.tensors.append({"name": name, "shape": [1], "dtype": self.float_dtype, "role": "constant",
+                             "value": float(value)})
+        return name
 
     def binary_scalar(self, op, tensor, scalar, out):
         if scalar == 1 and op == "mul":
@@ -348,15 +363,18 @@ class _GraphBuilder:
         return names
 
     def constant(self, node, name, value):
+        """A tensor the trace holds (torch.tensor(...) in forward): a graph constant when every
+        element is one value (the graph's constants are), else a weight the host uploads."""
         array = value.detach().float().numpy()
-        entry = {"name": name, "shape": list(array.shape), "dtype": _dtype_name(value.dtype, self.float_dtype, name)}
-        if array.size <= 4096:
-            entry.update(role="constant", value=array.reshape(-1).tolist())
+        entry = {"name": name, "shape": list(array.shape) or [1],
+                 "dtype": _dtype_name(value.dtype, self.float_dtype, name)}
+        if array.size > 0 and (array == array.reshape(-1)[0]).all():
+            entry.update(role="constant", value=float(array.reshape(-1)[0]))
             self.tensors.append(entry)
             return name, None
         entry["role"] = "weight"
         self.tensors.append(entry)
-        return name, array
+        return name, array.reshape(entry["shape"])
 
 
 def to_graph(module, example_inputs, name=None, float_dtype="float16"):

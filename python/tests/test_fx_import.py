@@ -214,3 +214,24 @@ def test_time_by_family_splits_a_models_device_time(tmp_path):
     bad = subprocess.run([sys.executable, script, str(tmp_path / "report.json"), str(tmp_path / "report.json")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "no Ops table" in bad.stderr
+
+
+class MaskedScores(torch.nn.Module):
+    """Attention-style masking: masked_fill with a number, where with a number branch."""
+
+    def forward(self, scores, keep):
+        masked = scores.masked_fill(keep < 0.5, -1e4)
+        bias = torch.tensor([0.5, -0.25] * 64)  # a tensor the forward makes: uploaded as a weight
+        return torch.softmax(masked, dim=-1) + bias, torch.where(scores > 0, scores, 0.0) * torch.tensor([2.0])
+
+
+def test_masked_fill_and_where_with_numbers_match_the_cpu(tmp_path):
+    torch.manual_seed(5)
+    scores, keep = torch.randn(64, 128), (torch.rand(64, 128) > 0.3).float()
+    compiled = spyre_sim.compile(MaskedScores(), (scores, keep), str(tmp_path), cores=4)
+    errors, _ = compiled.compare(scores, keep)
+    assert max(errors.values()) <= DLFLOAT16_TOLERANCE, errors
+    graph = json.loads((tmp_path / "graph.json").read_text())
+    assert sum(op["op"] == "where" for op in graph["ops"]) == 2
+    assert sorted(t["value"] for t in graph["tensors"] if t.get("role") == "constant") == [-1e4, 0.0, 2.0]
+    assert [t["shape"] for t in graph["tensors"] if t["name"].startswith("_tensor_constant")] == [[128], [1]]
