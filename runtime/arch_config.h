@@ -77,6 +77,7 @@ struct ArchConfig {
     double write_ack_ns;    // < 0: writes complete like reads (latency after the data); else posted
     double raw_read_extra;  // extra channel time of reading bytes the cores wrote, x a read's
     double raw_run_ns;      // and per run of such a read
+    double access_ns;       // channel time of one access (request) besides its bytes
     int64_t interleave_bytes;
     int64_t mixed_batch_bytes;  // reads and writes served per pair of turnarounds
     double mixed_window_ns;     // time constant of a channel's recent read/write mix

@@ -227,6 +227,16 @@ const std::vector<ArchParam>& arch_params() {
                  "add falls with the length of a core's runs (2 KiB: 9-12 us per MiB, 8 KiB: 4.6-4.9, 32 KiB: "
                  "3.7-3.8); cause not known",
        .before_calibration = 0.0},
+      {SPYRE_FIELD(lpddr5.access_ns), .unit = "ns per access", .value = 29.2, .min = 0, .max = 1e6, .integer = false,
+       .source = "derived, not fitted (docs/calibration.md, Short runs): each access (a DMA request, or the contiguous "
+                 "part of one the cache fills, writes back or writes around it) takes this much channel time besides "
+                 "its bytes; the bytes take the rest of what a dma.request_bytes access needs at read_gbps / "
+                 "write_gbps, never above peak_gbps: 2048 B x 8 channels x (1/150 - 1/204.8) GB/s = 29.2 ns, the "
+                 "largest value the 204.8 GB/s peak allows (LPDDR5's row activate + precharge, tRCD + tRP ~ 36 ns, "
+                 "partly hidden). Tested, never fitted, on the fused SwiGLU decode kernels whose weights are read in "
+                 "256-byte (down) and 1 KiB (gate/up) runs per core (../bundles/torch-spyre/swiglu): -62% -> +10%, "
+                 "-35% -> -18%",
+       .before_calibration = 0.0},
       {SPYRE_FIELD(lpddr5.interleave_bytes), .unit = "bytes", .value = 256, .min = 32, .max = 1 << 30, .integer = true,
        .source = "assumption: addresses interleave across channels every 256 bytes"},
       {SPYRE_FIELD(lpddr5.mixed_batch_bytes), .unit = "bytes per channel", .value = 2700, .min = 32, .max = 1 << 30,

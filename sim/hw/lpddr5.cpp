@@ -13,8 +13,8 @@ Lpddr5::Lpddr5(sc_core::sc_module_name name, const ArchConfig& arch)
     : sc_module(name),
       socket("socket"),
       channels_(static_cast<size_t>(arch.lpddr5.channels)),
-      read_ns_per_byte_(arch.lpddr5.channels / arch.lpddr5.read_gbps),
-      write_ns_per_byte_(arch.lpddr5.channels / arch.lpddr5.write_gbps),
+      read_ns_per_byte_(bytes_ns_per_byte(arch, arch.lpddr5.read_gbps)),
+      write_ns_per_byte_(bytes_ns_per_byte(arch, arch.lpddr5.write_gbps)),
       turnaround_ns_per_byte_(2.0 * arch.lpddr5.turnaround_ns / static_cast<double>(arch.lpddr5.mixed_batch_bytes)),
       mixed_window_ns_(arch.lpddr5.mixed_window_ns),
       mixed_full_share_(arch.lpddr5.mixed_full_share),
@@ -22,6 +22,7 @@ Lpddr5::Lpddr5(sc_core::sc_module_name name, const ArchConfig& arch)
                 arch.lpddr5.channels / arch.lpddr5.read_gbps),
       latency_ns_(arch.lpddr5.latency_ns),
       write_ack_ns_(arch.lpddr5.write_ack_ns),
+      access_ns_(arch.lpddr5.access_ns),
       raw_read_extra_(arch.lpddr5.raw_read_extra),
       raw_run_ns_(arch.lpddr5.raw_run_ns),
       interleave_(arch.lpddr5.interleave_bytes),
@@ -29,6 +30,16 @@ Lpddr5::Lpddr5(sc_core::sc_module_name name, const ArchConfig& arch)
   socket.register_b_transport(this, &Lpddr5::b_transport);
   socket.register_transport_dbg(this, &Lpddr5::transport_dbg);
   stats_.channel_busy_ns.assign(channels_.size(), 0.0);
+}
+
+double Lpddr5::bytes_ns_per_byte(const ArchConfig& arch, double sustained_gbps) {
+  // A request of dma.request_bytes moves at the sustained rate: its bytes
+  // take what is left after its access cost, but never less than the
+  // channel's share of the peak rate.
+  const double channels = arch.lpddr5.channels;
+  const double sustained = channels / sustained_gbps;
+  const double access_share = arch.lpddr5.access_ns / static_cast<double>(arch.dma.request_bytes);
+  return std::max(channels / arch.lpddr5.peak_gbps, sustained - access_share);
 }
 
 size_t Lpddr5::channel_of(int64_t address) const {
@@ -74,7 +85,8 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
     const int64_t chunk = std::min(remaining, interleave_ - address % interleave_);
     Channel& ch = channels_[channel_of(address)];
     const double start = std::max(arrival, ch.free_at_ns);
-    double duration = static_cast<double>(chunk) * ns_per_byte;
+    // The access's own cost, shared by its chunks in proportion to their bytes.
+    double duration = static_cast<double>(chunk) * (ns_per_byte + access_ns_ / static_cast<double>(length));
     if (raw_costs) {
       const int64_t raw = written_.overlap(address, address + chunk);
       stats_.raw_read_bytes += raw;

@@ -20,6 +20,12 @@
 // request that would exceed that waits in b_transport until there is room, so
 // requests enter the channels in time order, as a bounded controller queue
 // forces them to.
+// Accesses: every request (a DMA request, or a contiguous piece the cache
+// fills, writes back or writes around it) costs access_ns of channel time
+// besides its bytes, which move at the rate left once a dma.request_bytes
+// access meets read_gbps / write_gbps (never above peak_gbps): long streams
+// run at the sustained rates, short runs pay the access once per run (a core
+// reading 256 bytes per weight row moves them at a third of the rate).
 // Read-after-write: a read of bytes the cores wrote (rather than the host
 // uploaded) costs raw_read_extra more channel time per byte, and a run of
 // such a read raw_run_ns more on its first chunk's channel. The card moves a
@@ -60,6 +66,9 @@ class Lpddr5 : public sc_core::sc_module, public HardwareBlock {
   size_t channel_of(int64_t address) const;  // which channel serves this byte
 
  private:
+  // Channel time per byte of an access, given the sustained rate a
+  // dma.request_bytes access must reach with its access_ns.
+  static double bytes_ns_per_byte(const ArchConfig& arch, double sustained_gbps);
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   // Untimed access (host uploads and downloads): nothing to account; an
   // upload's bytes are the host's, no longer written by the cores.
@@ -78,6 +87,7 @@ class Lpddr5 : public sc_core::sc_module, public HardwareBlock {
   double queue_ns_;                // backlog a channel accepts
   double latency_ns_;
   double write_ack_ns_;  // < 0: writes complete like reads
+  double access_ns_;     // per request, on top of its bytes
   double raw_read_extra_, raw_run_ns_;
   AddressRanges written_;  // bytes the cores have written since the host last uploaded them
   int64_t interleave_, mixed_batch_;

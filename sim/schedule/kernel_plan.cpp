@@ -320,7 +320,9 @@ Transfer runs_transfer(ByteRuns runs) {
 // the backend has pt.bmm_keep_b_lx_fraction of LX or more). The batch dim sits innermost
 // in torch-spyre's bmm layouts, so a tile's DRAM runs are (batch elements per
 // tile) x 128 bytes: a small staging space means short runs, and each run
-// costs the DMA engine dma.run_ns. Each output stick of the result costs
+// costs the DMA engine dma.run_ns and LPDDR5 lpddr5.access_ns (so a tile
+// whose runs would be shorter than a request takes B by column blocks
+// instead, below). Each output stick of the result costs
 // pt.output_stick_ns scaled by LX size over the staging space (docs/model.md).
 // Several batch dims (an attention's batch and heads) or row dims (the query
 // heads of a GQA group, which share one K/V batch element) run as nested
@@ -338,15 +340,40 @@ void plan_batched_matmul(const Kernel& k, const ComputeOp& op, const MatmulDims&
   const int64_t elem = A.layout.elem_bytes();
   const int64_t g = arch.pt.pe_rows;
   const int64_t staging = arch.staging_bytes();
-  const int64_t per_batch = kk * n * elem + g * kk * elem + g * n * 4;
-  const int64_t bt = std::clamp<int64_t>(staging / std::max<int64_t>(1, per_batch), 1, b);
+  // Staging bytes one batch element of a tile takes with `cols` columns of B.
+  auto per_batch_of = [&](int64_t cols) { return kk * cols * elem + g * kk * elem + g * cols * 4; };
+  int64_t per_batch = per_batch_of(n);
+  int64_t bt = std::clamp<int64_t>(staging / std::max<int64_t>(1, per_batch), 1, b);
+  // The batch dim is innermost in the bmm layouts, so a tile's runs are bt x
+  // 128 bytes. When that is shorter than a DMA request (each run costs the
+  // DMA engine dma.run_ns and LPDDR5 lpddr5.access_ns), the tile takes all
+  // the core's batch elements and B a block of column sticks at a time (runs
+  // of b x 128 bytes), if one stick per batch element fits; A's rows stay for
+  // the pass's column blocks.
+  int64_t col_block = n;
+  const std::string* cd = md.cols.size() == 1 ? &md.cols.front() : nullptr;
+  if (bt < b && bt * kStickBytes < arch.dma.request_bytes && cd != nullptr && n > 64) {
+    const int64_t fit = staging / b;  // bytes per batch element
+    int64_t sticks = 0;
+    for (int64_t c = (n + 63) / 64; c >= 1; --c)
+      if (per_batch_of(std::min(n, c * 64)) <= fit) {
+        sticks = c;
+        break;
+      }
+    if (sticks >= 1) {
+      col_block = std::min(n, sticks * 64);
+      bt = b;
+      per_batch = per_batch_of(col_block);
+    }
+  }
+  const int64_t col_blocks = (n + col_block - 1) / col_block;
   const int64_t passes = (m + g - 1) / g;
   const int64_t blocks = (b + bt - 1) / bt;
   // With a large share of LX the backend keeps the tile's B across its row
   // passes; with a small one it streams B again for every pass.
   const bool keep_b =
       static_cast<double>(staging) >= arch.pt.bmm_keep_b_lx_fraction * static_cast<double>(arch.lx.size_bytes);
-  check_tile_count(s, core, outer_batches * blocks * outer_rows * passes);
+  check_tile_count(s, core, outer_batches * blocks * outer_rows * passes * col_blocks);
   // The element of each outer dim that a flat index of their loop nest names.
   auto outer = [&](const std::vector<std::string>& dims, int64_t index) {
     std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> narrow;
@@ -360,7 +387,7 @@ void plan_batched_matmul(const Kernel& k, const ComputeOp& op, const MatmulDims&
   const double macs_per_cycle = matmul_macs_per_cycle(arch, true, false, m, n);
   int64_t split_k = 1;
   for (const auto& d : md.contraction) split_k *= slices_of(s, d);
-  const double out_stick_cycles = output_stick_cycles(arch, n, kk, split_k);
+  const double out_stick_cycles = output_stick_cycles(arch, n, kk, split_k);  // the core's whole block
   const bool leader = cw.reduce_group < 0 || w.reduce_groups[cw.reduce_group].cores.front() == core;
   for (int64_t ob = 0; ob < outer_batches; ++ob) {
     const auto batch_at = outer(md.batch, ob);
@@ -374,25 +401,34 @@ void plan_batched_matmul(const Kernel& k, const ComputeOp& op, const MatmulDims&
         auto row_tile = batch_tile;
         for (auto& part : outer(md.rows, pr / passes)) row_tile.push_back(part);
         row_tile.push_back({rd, {p * g, rows}});
-        Tile t;
-        const ByteRuns a_runs = sub_box_runs(A, core, row_tile);
-        if (!a_runs.empty()) t.loads.push_back(runs_transfer(a_runs));
-        const ByteRuns b_runs = (keep_b && pr > 0) ? ByteRuns{} : sub_box_runs(B, core, batch_tile);
-        if (!b_runs.empty()) t.loads.push_back(runs_transfer(b_runs));
-        const double macs = static_cast<double>(bc) * rows * n * kk;
-        t.pt_cycles = macs / macs_per_cycle;
-        const double sticks = static_cast<double>(bc * rows * ((n + 63) / 64));
-        t.sfu_cycles = sticks * out_stick_cycles;  // per corelet: both drain in parallel
-        t.lx_bytes = (bc * rows * kk + bc * kk * n + bc * rows * n) * elem;
-        const ByteRuns c_runs = sub_box_runs(C, core, row_tile);
-        if (!c_runs.empty()) {
-          if (cw.reduce_group < 0) {
-            t.stores.push_back(runs_transfer(c_runs));
-          } else if (leader) {
-            cw.final_stores.push_back(runs_transfer(c_runs));
+        for (int64_t cb = 0; cb < col_blocks; ++cb) {
+          const int64_t cols = std::min(col_block, n - cb * col_block);
+          auto b_tile = batch_tile;
+          auto c_tile = row_tile;
+          if (col_blocks > 1) {
+            b_tile.push_back({*cd, {cb * col_block, cols}});
+            c_tile.push_back({*cd, {cb * col_block, cols}});
           }
+          Tile t;
+          const ByteRuns a_runs = cb > 0 ? ByteRuns{} : sub_box_runs(A, core, row_tile);
+          if (!a_runs.empty()) t.loads.push_back(runs_transfer(a_runs));
+          const ByteRuns b_runs = (keep_b && pr > 0) ? ByteRuns{} : sub_box_runs(B, core, b_tile);
+          if (!b_runs.empty()) t.loads.push_back(runs_transfer(b_runs));
+          const double macs = static_cast<double>(bc) * rows * cols * kk;
+          t.pt_cycles = macs / macs_per_cycle;
+          const double sticks = static_cast<double>(bc * rows * ((cols + 63) / 64));
+          t.sfu_cycles = sticks * out_stick_cycles;  // per corelet: both drain in parallel
+          t.lx_bytes = (bc * rows * kk + bc * kk * cols + bc * rows * cols) * elem;
+          const ByteRuns c_runs = sub_box_runs(C, core, c_tile);
+          if (!c_runs.empty()) {
+            if (cw.reduce_group < 0) {
+              t.stores.push_back(runs_transfer(c_runs));
+            } else if (leader) {
+              cw.final_stores.push_back(runs_transfer(c_runs));
+            }
+          }
+          cw.tiles.push_back(std::move(t));
         }
-        cw.tiles.push_back(std::move(t));
       }
     }
   }

@@ -11,6 +11,8 @@
 #include "compiler/reference/emit_io.h"
 #include "e2e_support.h"
 #include "sim/run_bundle.h"
+#include "sim/schedule/kernel_plan.h"
+#include "studies/matmul_split.h"
 #include "studies/sweep_op_graph.h"
 #include "studies/validate_splits.h"
 
@@ -428,6 +430,30 @@ TEST(ValidateSweep, BadRecordsGetOneLineNamingLineAndColumn) {
             table + ": line 2, column kernel_us_median: a device time must be positive");
   EXPECT_EQ(error_for(kSweepHeader + "add,0,128,32,0,10,False\n"),
             table + ": line 2, column rows: '0' is not an integer >= 1");
+}
+
+// A batched matmul whose core holds 16 batch elements (64 x 8 x 128 x 512,
+// split 4 ways over the batch) at LX fraction 0.2: with their whole B slices
+// only 2 fit the staging space (runs of 2 x 128 bytes, shorter than a DMA
+// request), so a tile takes all 16 and B one column stick at a time: every
+// run of B and C is 16 x 128 bytes, A is loaded with the first column block.
+TEST(ValidateSplits, BatchedMatmulTilesKeepTheBatchRunsARequestLong) {
+  TempDir dir;
+  const compiler::MatmulSplit split{4, 1, 1, 1};
+  studies::compile_matmul({64, 8, 128, 512}, &split, 4, load_arch("", {}).limits(), dir.file("bmm"));
+  const Program program = load_bundle(dir.file("bmm"));
+  const sim::CoreWork core = sim::plan_kernel(program, 0, load_arch("", {})).cores[0];
+  ASSERT_EQ(core.tiles.size(), 8u);  // 512 columns: 8 blocks of one stick, one pass of 8 rows
+  for (size_t i = 0; i < core.tiles.size(); ++i) {
+    const auto& tile = core.tiles[i];
+    ASSERT_EQ(tile.loads.size(), i == 0 ? 2u : 1u) << i;
+    const auto& b = tile.loads.back();
+    EXPECT_EQ(b.bytes, 16 * 128 * 64 * 2) << i;
+    for (const auto& run : b.runs) EXPECT_EQ(run.second, 16 * 128) << i;
+    ASSERT_EQ(tile.stores.size(), 1u);
+    for (const auto& run : tile.stores[0].runs) EXPECT_EQ(run.second, 16 * 128) << i;
+  }
+  EXPECT_EQ(core.hbm_read_bytes, 16 * 8 * 128 * 2 + 16 * 128 * 512 * 2);  // A and B once each
 }
 
 }  // namespace

@@ -197,6 +197,27 @@ TEST(Lpddr5, ReadsOfBytesTheCoresWroteCostMore) {
   EXPECT_EQ(bench.mem.stats().raw_read_bytes, 4 * 256);
 }
 
+// Accesses: each request costs lpddr5.access_ns of channel time besides its
+// bytes; the bytes take the rest of a dma.request_bytes (2048) request's
+// time at read_gbps, so a full request moves at 150 GB/s and a 256-byte one
+// at a fraction of it. The bytes never move faster than peak_gbps.
+TEST(Lpddr5, EachAccessCostsItsChannelTimeBesidesItsBytes) {
+  auto channel_ns = [](std::vector<std::string> options, unsigned bytes) {
+    MemoryBench bench(std::move(options));
+    Driver d("d", [&] { bench.init.request(false, 0, bytes); });
+    sc_core::sc_start();
+    double busy = 0;
+    for (double b : bench.mem.stats().channel_busy_ns) busy += b;
+    return busy;
+  };
+  const double sustained = 8.0 / 150.0;  // channel ns per byte at read_gbps
+  EXPECT_NEAR(channel_ns({"lpddr5.access_ns=20"}, 2048), 2048 * sustained, kPs);
+  EXPECT_NEAR(channel_ns({"lpddr5.access_ns=20"}, 256), 256 * (sustained - 20.0 / 2048) + 20, kPs);
+  EXPECT_NEAR(channel_ns({"lpddr5.access_ns=0"}, 256), 256 * sustained, kPs);
+  // 40 ns per access would leave the bytes above the peak rate: they move at peak.
+  EXPECT_NEAR(channel_ns({"lpddr5.access_ns=40"}, 2048), 2048 * 8.0 / 204.8 + 40, kPs);
+}
+
 TEST(AddressRanges, MergesSplitsAndCountsOverlaps) {
   AddressRanges r;
   r.add(0, 100);
