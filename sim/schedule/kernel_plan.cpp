@@ -370,9 +370,10 @@ void plan_batched_matmul(const Kernel& k, const ComputeOp& op, const MatmulDims&
   const int64_t passes = (m + g - 1) / g;
   const int64_t blocks = (b + bt - 1) / bt;
   // With a large share of LX the backend keeps the tile's B across its row
-  // passes; with a small one it streams B again for every pass.
-  const bool keep_b =
-      static_cast<double>(staging) >= arch.pt.bmm_keep_b_lx_fraction * static_cast<double>(arch.lx.size_bytes);
+  // passes; with a small one it streams B again for every pass. B taken by
+  // column blocks does not fit the staging space whole: streamed per pass.
+  const bool keep_b = col_blocks == 1 && static_cast<double>(staging) >=
+                                             arch.pt.bmm_keep_b_lx_fraction * static_cast<double>(arch.lx.size_bytes);
   check_tile_count(s, core, outer_batches * blocks * outer_rows * passes * col_blocks);
   // The element of each outer dim that a flat index of their loop nest names.
   auto outer = [&](const std::vector<std::string>& dims, int64_t index) {

@@ -454,6 +454,15 @@ TEST(ValidateSplits, BatchedMatmulTilesKeepTheBatchRunsARequestLong) {
     for (const auto& run : tile.stores[0].runs) EXPECT_EQ(run.second, 16 * 128) << i;
   }
   EXPECT_EQ(core.hbm_read_bytes, 16 * 8 * 128 * 2 + 16 * 128 * 512 * 2);  // A and B once each
+  // With all of LX (fraction 1.0) 14 batch elements fit whole: still short of
+  // a request, so 7 column sticks at a time. B taken in blocks does not fit
+  // whole, so it is streamed again for the second pass of 8 rows.
+  studies::compile_matmul({64, 16, 128, 512}, &split, 4, load_arch("", {}).limits(), dir.file("bmm16"));
+  const sim::CoreWork wide =
+      sim::plan_kernel(load_bundle(dir.file("bmm16")), 0, load_arch("", {"lx.backend_reserved_fraction=1.0"})).cores[0];
+  ASSERT_EQ(wide.tiles.size(), 4u);  // 2 passes x 2 column blocks (448 and 64 columns)
+  EXPECT_EQ(wide.tiles[1].loads.back().bytes, 16 * 128 * 64 * 2);
+  EXPECT_EQ(wide.hbm_read_bytes, 16 * 16 * 128 * 2 + 2 * 16 * 128 * 512 * 2);
 }
 
 }  // namespace
