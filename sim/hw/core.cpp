@@ -48,10 +48,10 @@ Core::Core(sc_core::sc_module_name name, int id, const ArchConfig& arch)
       dma_out("dma_out", arch, DmaDirection::Store, port),
       id_(id),
       write_fence_ns_(arch.dma.write_fence_ns),
-      compute_follows_data_(arch.dma.compute_follows_data != 0),
-      cycle_ns_(arch.cycle_ns()),
       loaded_("loaded", 1 << 20),
       computed_("computed", 1 << 20),
+      compute_follows_data_(arch.dma.compute_follows_data != 0),
+      cycle_ns_(arch.cycle_ns()),
       load_slots_("load_slots", kStagingBuffers),
       store_slots_("store_slots", kStagingBuffers) {
   dma_in.lx_socket.bind(lx.socket);
