@@ -261,6 +261,10 @@ Subcommand add_compile(CLI::App& app) {
   cmd->add_option("--vocab", job.params.vocab, "granite: vocabulary size (default 49159)");
   cmd->add_option("--phase", job.params.phase, "granite: prefill or decode")->capture_default_str();
   cmd->add_option("--context", job.params.context, "granite decode: tokens already in the KV cache (default 2048)");
+  cmd->add_option("--cards", job.params.cards,
+                  "granite: tensor parallelism over this many cards (heads and MLP divided, an all-reduce after the O "
+                  "and down projections); the program is each card's part (default 1)")
+      ->check(CLI::Range(1, 64));
   cmd->add_option("--cores", job.options.cores, "Cores to divide work over, 1 to the card's (SENCORES; default: all)");
   add_arch_options(cmd, o->arch);
   cmd->add_option("--split", o->splits, "Override work division of one op: OUTPUT=DIM:N[,DIM:N] (repeatable)");
@@ -312,7 +316,7 @@ Subcommand add_compile(CLI::App& app) {
             }
             // Workload options the user set: a workload refuses those it does not take.
             for (const char* option : {"shape", "dim", "batch", "seq", "hidden", "heads", "kv-heads", "intermediate",
-                                       "layers", "vocab", "phase", "context"}) {
+                                       "layers", "vocab", "phase", "context", "cards"}) {
               if (cmd->count(std::string("--") + option) == 0) continue;
               if (job.workload.empty())
                 spyre::fail("", std::string("--") + option, "applies to a --workload, not to a graph file");

@@ -57,7 +57,16 @@ CompileOutcome run_compile_job(const CompileJob& job) {
   const auto files = program_files(outcome.device, options);
   outcome.decisions = decisions_table(outcome.device, options);
   // Test data staged before the program is written, so a failure leaves no files.
-  const std::string staged = job.emit_io_dir.empty() ? "" : stage_io(outcome.model, job.seed, job.emit_io_dir);
+  // A tensor-parallel graph is one card's part: its reference is the whole
+  // model's, whose inputs are the ones run takes (it gives each card its part).
+  auto whole_model = [&] {
+    WorkloadParams whole = job.params;
+    whole.cards = 1;
+    return build_workload(job.workload, whole);
+  };
+  const std::string staged = job.emit_io_dir.empty() ? ""
+                                                     : stage_io(outcome.model.cards > 1 ? whole_model() : outcome.model,
+                                                                job.seed, job.emit_io_dir);
   write_program_dir(job.output_dir, files);
   if (!staged.empty()) commit_io(staged, job.emit_io_dir);
   if (!job.decisions_path.empty()) {

@@ -158,17 +158,19 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
                  const std::vector<int64_t>& shape, int cores, const Strings& split, bool lx_planning,
                  const std::string& solver, const std::string& emit_io, uint64_t seed, const std::string& arch,
                  const Strings& set, const std::string& work_division, const std::string& model, int64_t layers,
-                 const std::string& phase, int64_t seq, int64_t context) {
+                 const std::string& phase, int64_t seq, int64_t context, int64_t cards) {
   sc::CompileJob job;
   job.graph_path = graph;
   job.workload = workload;
   job.params.shape = shape;
   if (!shape.empty()) job.params.given.emplace_back("shape");
   // The whole-model options, as the CLI's --layers, --phase, --seq, --context.
-  for (auto [value, option] : {std::pair{layers, "layers"}, {seq, "seq"}, {context, "context"}}) {
+  for (auto [value, option] :
+       {std::pair{layers, "layers"}, {seq, "seq"}, {context, "context"}, {cards > 1 ? cards : 0, "cards"}}) {
     if (value > 0) job.params.given.emplace_back(option);
   }
   job.params.layers = layers;
+  job.params.cards = cards;
   job.params.seq = seq;
   job.params.context = context;
   if (!phase.empty()) {
@@ -293,7 +295,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("cores") = 0, py::arg("split") = Strings{}, py::arg("lx_planning") = false, py::arg("solver") = "",
         py::arg("emit_io") = "", py::arg("seed") = 0, py::arg("arch") = "", py::arg("set") = Strings{},
         py::arg("work_division") = "model", py::arg("model") = "", py::arg("layers") = 0, py::arg("phase") = "",
-        py::arg("seq") = 0, py::arg("context") = 0);
+        py::arg("seq") = 0, py::arg("context") = 0, py::arg("cards") = 1);
   m.def("validate", &validate,
         "Run a table of measured kernels, or every source of a sources.json manifest or folder; the report as a dict",
         py::arg("table"), py::kw_only(), py::arg("where") = Strings{}, py::arg("arch") = "", py::arg("set") = Strings{},

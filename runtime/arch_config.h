@@ -95,6 +95,15 @@ struct ArchConfig {
     double latency_us;
   } host_link;
 
+  // The links between the cards of a tensor-parallel ensemble (--cards N):
+  // each card's PCIe port, and how collectives use it.
+  struct CardLink {
+    double gbps;              // per card, per direction
+    double latency_us;        // per transfer: DMA setup, the switch, the peer's doorbell
+    int peer_to_peer;         // 1: cards exchange over the PCIe switch (ring collectives); 0: through the host
+    double host_reduce_gbps;  // peer_to_peer 0: the host sums the cards' tensors at this rate
+  } card_link;
+
   struct Launch {
     double bundle_overhead_us;
     double sdsc_overhead_ns;

@@ -285,6 +285,22 @@ const std::vector<ArchParam>& arch_params() {
       {SPYRE_FIELD(host_link.latency_us), .unit = "us per transfer", .value = 1.0, .min = 0, .max = 1e6,
        .integer = false, .source = "assumption"},
 
+      // card_link
+      {SPYRE_FIELD(card_link.gbps), .unit = "GB/s per card per direction", .value = 50.0, .min = 0.001, .max = 1e6,
+       .integer = false,
+       .source = "the host link's PCIe gen5 x16 (63 GB/s raw per direction, ~80% achievable, assumption): each card "
+                 "of an ensemble reaches the others through its own x16 port"},
+      {SPYRE_FIELD(card_link.latency_us), .unit = "us per transfer", .value = 2.0, .min = 0, .max = 1e6,
+       .integer = false,
+       .source = "assumption: the host link's 1 us plus a PCIe switch hop and the peer's completion signal"},
+      {SPYRE_FIELD(card_link.peer_to_peer), .unit = "0/1", .value = 1, .min = 0, .max = 1, .integer = true,
+       .source = "assumption: torch-spyre's spyreccl backend (closed spyre_comms transport) moves collectives "
+                 "between up to 8 cards; 1 = a ring over the switch (each card sends and receives 2 (N-1)/N of the "
+                 "tensor), 0 = every card sends its tensor to the host, which sums and sends the result back"},
+      {SPYRE_FIELD(card_link.host_reduce_gbps), .unit = "GB/s of input summed", .value = 20.0, .min = 0.001, .max = 1e6,
+       .integer = false,
+       .source = "assumption: a host core summing fp16 tensors (convert, add, convert) with peer_to_peer 0"},
+
       // launch
       {SPYRE_FIELD(launch.bundle_overhead_us), .unit = "us per bundle launch", .value = 11.0, .min = 0, .max = 1e9,
        .integer = false,

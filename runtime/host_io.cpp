@@ -24,6 +24,29 @@ bool shapes_compatible(const std::vector<int64_t>& a, const std::vector<int64_t>
   return squeeze(a) == squeeze(b);
 }
 
+std::vector<int64_t> whole_shape(const HostTensor& tensor, int cards) {
+  std::vector<int64_t> shape = tensor.shape;
+  if (tensor.shard_dim >= 0) shape.at(static_cast<size_t>(tensor.shard_dim)) *= cards;
+  return shape;
+}
+
+std::vector<float> card_part(const HostTensor& tensor, const std::vector<float>& whole, int cards, int card) {
+  if (tensor.shard_dim < 0) return whole;
+  // C order: [outer][the sharded dim][inner]; card c takes rows [c * n, (c + 1) * n) of the middle.
+  const auto d = static_cast<size_t>(tensor.shard_dim);
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < d; ++i) outer *= tensor.shape[i];
+  for (size_t i = d + 1; i < tensor.shape.size(); ++i) inner *= tensor.shape[i];
+  const int64_t n = tensor.shape[d];
+  std::vector<float> part;
+  part.reserve(static_cast<size_t>(outer * n * inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    const auto first = whole.begin() + static_cast<std::ptrdiff_t>((o * cards + card) * n * inner);
+    part.insert(part.end(), first, first + static_cast<std::ptrdiff_t>(n * inner));
+  }
+  return part;
+}
+
 namespace {
 
 // Every non-constant input of the program from `find` (nullopt: missing);
@@ -43,10 +66,14 @@ std::map<std::string, std::vector<float>> bind_inputs(
       missing += (missing.empty() ? "" : ", ") + label(t) + " " + shape_text(t.host_shape());
       continue;
     }
-    if (!shapes_compatible(array->shape, t.shape)) {
+    const std::vector<int64_t> want = whole_shape(t, program.cards);
+    if (!shapes_compatible(array->shape, want)) {
       fail(source(t), "",
            "shape " + shape_text(array->shape) + " does not match " + t.name + "'s shape " +
-               shape_text(t.host_shape()) + " (dims " + join(t.dims, ", ") + ")");
+               shape_text(t.shard_dim >= 0 ? want : t.host_shape()) +
+               (t.shard_dim >= 0 ? " (the whole tensor; each of the " + std::to_string(program.cards) +
+                                       " cards holds a part along dim " + std::to_string(t.shard_dim) + ")"
+                                 : " (dims " + join(t.dims, ", ") + ")"));
     }
     inputs[t.name] = std::move(array->values);
   }

@@ -23,6 +23,14 @@ std::map<std::string, std::vector<float>> bind_host_inputs(const Program& progra
                                                            const std::map<std::string, NpyArray>& arrays,
                                                            const std::string& where);
 
+// A tensor-parallel program (Program::cards > 1) takes each input whole, as
+// the model has it: a sharded tensor's (HostTensor::shard_dim) whole shape is
+// its shape with that dim `cards` times longer.
+std::vector<int64_t> whole_shape(const HostTensor& tensor, int cards);
+// Card `card`'s part of a sharded tensor's whole values (C order), in its
+// host C order; the values unchanged for a tensor every card holds whole.
+std::vector<float> card_part(const HostTensor& tensor, const std::vector<float>& whole, int cards, int card);
+
 // True when two shapes hold the same elements in the same order, ignoring size-1 dims.
 bool shapes_compatible(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 

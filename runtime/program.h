@@ -54,6 +54,7 @@ struct HostTensor {
   std::optional<float> constant;       // constants: every element's value
   std::vector<int64_t> visible_shape;  // the host's shape when it drops size-1 dims
   int storage = -1;                    // views: index of the tensor owning the bytes
+  int shard_dim = -1;                  // --cards N: card c holds part c of the host's tensor along this dim
   int64_t element_count() const;
   const std::vector<int64_t>& host_shape() const { return visible_shape.empty() ? shape : visible_shape; }
 };
@@ -114,8 +115,19 @@ struct BundleInfo {
   bool has_mlir = false;
 };
 
+// A collective between bundles of a tensor-parallel program (program.json
+// `collectives`): once bundle `after_bundle` has run on every card, each
+// card's copy of the tensor becomes the sum over the cards.
+struct Collective {
+  std::string op;   // "all_reduce"
+  int tensor = -1;  // index into Program::host_tensors
+  int after_bundle = 0;
+};
+
 struct Program {
   std::string name;  // the program (manifest) or bundle directory name
+  int cards = 1;     // this program is each card's part of an ensemble of `cards` (tensor parallelism)
+  std::vector<Collective> collectives;  // in program order
   std::vector<BundleInfo> bundles;
   std::vector<Kernel> kernels;  // launch order
   std::vector<HostTensor> host_tensors;

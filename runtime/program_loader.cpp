@@ -204,6 +204,7 @@ class Binder {
       h.visible_shape = t.host_shape;
       h.role = t.role;
       h.constant = t.value;
+      h.shard_dim = t.shard_dim;
       h.first_use = manifest_->file + " tensor '" + t.name + "'";
       program_.host_tensors.push_back(h);
     }
@@ -605,7 +606,16 @@ Program load_program(const std::string& bundle_dir, const DeviceLimits& limits) 
       fail(manifest.file, "$.bundles[" + std::to_string(i) + "].dir", "no directory " + bundle.string());
     binder.bind_bundle(bundle, d == "." ? base_name(dir) : d, &relocations[i]);
   }
-  return binder.finish(manifest.name);
+  Program program = binder.finish(manifest.name);
+  program.cards = manifest.cards;
+  for (const auto& c : manifest.collectives) {
+    Collective collective{c.op, -1, c.after_bundle};
+    for (size_t t = 0; t < program.host_tensors.size(); ++t) {
+      if (program.host_tensors[t].name == c.tensor) collective.tensor = static_cast<int>(t);
+    }
+    program.collectives.push_back(collective);
+  }
+  return program;
 }
 
 }  // namespace spyre

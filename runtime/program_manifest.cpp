@@ -89,11 +89,29 @@ ProgramManifest read_program_manifest(const std::string& path) {
       layout.at("stick").error("not a dim of the tensor");
     if (auto v = t.find("value")) tensor.value = static_cast<float>(v->as_double());
     if (tensor.role == "constant" && !tensor.value) t.error("a constant needs a value");
+    if (auto shard = t.find("shard")) tensor.shard_dim = static_cast<int>(shard->at("dim").as_int_in(0, rank - 1));
     m.tensors.push_back(tensor);
   }
   for (size_t i = 0; i < m.tensors.size(); ++i) {
     if (!names.count(m.tensors[i].storage))
       tensors.element(i).at("storage").error("no tensor named '" + m.tensors[i].storage + "'");
+    if (m.tensors[i].shard_dim >= 0 && !root.find("cards"))
+      tensors.element(i).at("shard").error("a shard needs the program's 'cards'");
+  }
+  if (auto cards = root.find("cards")) m.cards = static_cast<int>(cards->as_int_in(1, 1024));
+  if (auto collectives = root.find("collectives")) {
+    for (size_t i = 0; i < collectives->size(); ++i) {
+      JsonNode c = collectives->element(i);
+      ManifestCollective collective;
+      collective.op = c.at("op").as_string();
+      if (collective.op != "all_reduce") c.at("op").error("unknown collective '" + collective.op + "' (all_reduce)");
+      collective.tensor = c.at("tensor").as_string();
+      if (!names.count(collective.tensor)) c.at("tensor").error("no tensor named '" + collective.tensor + "'");
+      collective.after_bundle =
+          static_cast<int>(c.at("after_bundle").as_int_in(0, static_cast<int64_t>(m.bundles.size()) - 1));
+      if (m.cards < 2) c.error("a collective needs 'cards' of 2 or more");
+      m.collectives.push_back(collective);
+    }
   }
   return m;
 }

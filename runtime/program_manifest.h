@@ -36,6 +36,15 @@ struct ManifestTensor {
   std::vector<int> order;           // logical dims, innermost first
   int stick = 0;                    // logical dim forming the sticks
   std::optional<float> value;       // constants
+  int shard_dim = -1;               // --cards N: each card holds part (card index) of the host tensor along this dim
+};
+
+// A collective between the bundles of a tensor-parallel program: after
+// bundle `after_bundle`, every card's `tensor` becomes the sum of all cards'.
+struct ManifestCollective {
+  std::string op;  // "all_reduce"
+  std::string tensor;
+  int after_bundle = 0;
 };
 
 struct ProgramManifest {
@@ -45,6 +54,8 @@ struct ProgramManifest {
   std::vector<ManifestBundle> bundles;
   std::vector<ManifestBuffer> buffers;
   std::vector<ManifestTensor> tensors;
+  int cards = 1;  // the program is one card's part of a tensor-parallel ensemble of this many
+  std::vector<ManifestCollective> collectives;
   int find_buffer(const std::string& wanted) const;  // -1 when absent
 };
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <memory>
 
 #include "runtime/error.h"
 #include "runtime/host_io.h"
@@ -55,25 +56,32 @@ RunOutcome run_bundle(const RunOptions& o) {
     if (value && !(*value >= 0 && std::isfinite(*value))) fail("", flag, "must be a finite number >= 0");
   }
 
-  std::optional<DeviceMemory> memory;
+  // One device memory per card of the ensemble (program.json `cards`): card 0
+  // is timed, every card computes values on its part.
+  std::vector<std::unique_ptr<DeviceMemory>> memories;
   if (functional) {
-    memory.emplace(program, arch.limits());
     std::map<std::string, std::vector<float>> inputs;
     if (!o.inputs_dir.empty()) inputs = read_host_inputs(program, o.inputs_dir);
     if (!o.input_arrays.empty()) {
       if (!o.inputs_dir.empty()) fail("", "inputs", "give inputs as a directory or as arrays, not both");
       inputs = bind_host_inputs(program, o.input_arrays, "inputs");
     }
-    for (const auto& t : program.host_tensors) {
-      if (!t.is_input) continue;
-      if (t.constant) inputs[t.name].assign(static_cast<size_t>(t.element_count()), *t.constant);
-      if (o.fill && !inputs.count(t.name)) inputs[t.name].assign(static_cast<size_t>(t.element_count()), *o.fill);
-      memory->upload(t, inputs.at(t.name));
+    for (int card = 0; card < program.cards; ++card) {
+      memories.push_back(std::make_unique<DeviceMemory>(program, arch.limits()));
+      for (const auto& t : program.host_tensors) {
+        if (!t.is_input) continue;
+        if (t.constant) inputs[t.name].assign(static_cast<size_t>(t.element_count()), *t.constant);
+        if (o.fill && !inputs.count(t.name))
+          inputs[t.name].assign(static_cast<size_t>(t.element_count() * (t.shard_dim >= 0 ? program.cards : 1)),
+                                *o.fill);
+        memories.back()->upload(t, card_part(t, inputs.at(t.name), program.cards, card));
+      }
     }
   }
-
-  SimulationResult sim =
-      simulate(program, arch, functional ? &*memory : nullptr, {!o.trace_path.empty(), o.vf, o.protocol});
+  DeviceMemory* memory = functional ? memories.front().get() : nullptr;
+  SimulateOptions simulate_options{!o.trace_path.empty(), o.vf, o.protocol};
+  for (size_t card = 1; card < memories.size(); ++card) simulate_options.other_cards.push_back(memories[card].get());
+  SimulationResult sim = simulate(program, arch, memory, simulate_options);
   RunOutcome outcome;
   outcome.report = std::move(sim.report);
   // Outputs: the host tensors the program writes, then the tensors it leaves in LX.

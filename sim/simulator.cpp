@@ -16,6 +16,26 @@
 
 namespace spyre::sim {
 
+namespace {
+
+// The collectives after a bundle, on values: each card's tensor becomes the
+// sum of every card's, added in fp32 in card order and stored in the
+// tensor's device format, as a host-side reduction would.
+void all_reduce_values(const Program& program, int after_bundle, const std::vector<DeviceMemory*>& cards) {
+  for (const auto& c : program.collectives) {
+    if (c.after_bundle != after_bundle) continue;
+    const HostTensor& t = program.host_tensors.at(static_cast<size_t>(c.tensor));
+    std::vector<float> sum = cards.front()->download(t);
+    for (size_t card = 1; card < cards.size(); ++card) {
+      const std::vector<float> part = cards[card]->download(t);
+      for (size_t i = 0; i < sum.size(); ++i) sum[i] += part[i];
+    }
+    for (DeviceMemory* m : cards) m->upload(t, sum);
+  }
+}
+
+}  // namespace
+
 SimulationResult simulate(const Program& program, const ArchConfig& arch, DeviceMemory* memory,
                           const SimulateOptions& options) {
   const bool wipe_lx_at_bundles = options.wipe_lx_at_bundles;
@@ -25,12 +45,23 @@ SimulationResult simulate(const Program& program, const ArchConfig& arch, Device
   // SDSCs wrote, so computing each SDSC in launch order gives the values the
   // timed schedule produces.
   if (memory) {
-    FunctionalExecutor executor(*memory);
+    std::vector<DeviceMemory*> cards = {memory};
+    cards.insert(cards.end(), options.other_cards.begin(), options.other_cards.end());
+    if (static_cast<int>(cards.size()) != program.cards)
+      throw SpyreError("the program is one card of " + std::to_string(program.cards) + " (program.json 'cards'); " +
+                       std::to_string(cards.size()) + " card memories were given");
+    std::vector<FunctionalExecutor> executors;
+    for (DeviceMemory* m : cards) executors.emplace_back(*m);
     int bundle = program.kernels.empty() ? 0 : program.kernels.front().bundle;
-    for (const auto& kernel : program.kernels) {
-      if (wipe_lx_at_bundles && kernel.bundle != bundle) memory->wipe_lx();
+    for (size_t k = 0; k < program.kernels.size(); ++k) {
+      const Kernel& kernel = program.kernels[k];
+      if (wipe_lx_at_bundles && kernel.bundle != bundle) {
+        for (DeviceMemory* m : cards) m->wipe_lx();
+      }
       bundle = kernel.bundle;
-      executor.run(kernel);
+      for (auto& executor : executors) executor.run(kernel);
+      if (k + 1 == program.kernels.size() || program.kernels[k + 1].bundle != bundle)
+        all_reduce_values(program, bundle, cards);
     }
   }
   begin_systemc_context();

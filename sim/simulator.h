@@ -22,6 +22,10 @@ struct SimulateOptions {
   // multi-tenancy; values read across one are zeros and reported.
   bool wipe_lx_at_bundles = false;
   MeasurementProtocol protocol;  // runs before the measured one, and between them
+  // A tensor-parallel program (Program::cards > 1) computes values on every
+  // card: `memory` is card 0's, these are cards 1 .. N-1's. The card model
+  // times card 0; the others run the same schedule on their own parts.
+  std::vector<DeviceMemory*> other_cards = {};
 };
 
 // Each call builds its own SystemC kernel context, so one process can run

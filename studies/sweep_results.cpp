@@ -56,7 +56,10 @@ Json column_units(const SweepSpec& spec, const std::vector<std::string>& metrics
   Json units = Json::object();
   for (const auto& key : spec.axis_keys) {
     const ArchParam* param = find_arch_param(key);
-    units[key] = param != nullptr ? param->unit : key == "compile.cores" ? "cores" : "";
+    units[key] = param != nullptr         ? param->unit
+                 : key == "compile.cores" ? "cores"
+                 : key == "compile.cards" ? "cards"
+                                          : "";
   }
   for (const auto& m : metrics) {
     const auto ends = [&](const std::string& suffix) {

@@ -49,6 +49,8 @@ compiler::CompileJob compile_job(const SweepRun& run, const SweepPoint& point, c
       auto& p = job.params;
       if (key == "dtype") {
         if (!compiler::parse_dtype(value.as_string(), p.dtype)) value.error("unsupported dtype");
+      } else if (key == "phase") {
+        p.phase = value.as_string();
       } else {
         const std::map<std::string, int64_t*> fields = {{"dim", &p.dim},
                                                         {"batch", &p.batch},
@@ -56,10 +58,16 @@ compiler::CompileJob compile_job(const SweepRun& run, const SweepPoint& point, c
                                                         {"hidden", &p.hidden},
                                                         {"heads", &p.heads},
                                                         {"kv_heads", &p.kv_heads},
-                                                        {"intermediate", &p.intermediate}};
+                                                        {"intermediate", &p.intermediate},
+                                                        {"layers", &p.layers},
+                                                        {"vocab", &p.vocab},
+                                                        {"context", &p.context},
+                                                        {"cards", &p.cards}};
         const auto field = fields.find(key);
         if (field == fields.end())
-          value.error("unknown workload parameter (dtype, dim, batch, seq, hidden, heads, kv_heads, intermediate)");
+          value.error(
+              "unknown workload parameter (dtype, dim, batch, seq, hidden, heads, kv_heads, intermediate, layers, "
+              "vocab, phase, context, cards)");
         *field->second = value.as_int();
       }
     }
@@ -79,6 +87,7 @@ compiler::CompileJob compile_job(const SweepRun& run, const SweepPoint& point, c
     if (key == "compile.lx_stage") job.options.lx.stage = std::stoi(value);
     if (key == "compile.solver") job.options.lx.solver = value;
     if (key == "compile.work_division") job.options.work_division = value;
+    if (key == "compile.cards") job.params.cards = std::stoi(value);
   }
   for (const auto& s : splits) compiler::parse_split_override(s, job.options);
   return job;
@@ -88,6 +97,8 @@ void fill_metrics(const sim::RunReport& r, SweepRow& row) {
   double kernel_us = 0, pt = 0, sfu = 0, dma_in = 0, dma_out = 0;
   int64_t lx_peak = 0;
   for (const auto& k : r.kernels) kernel_us += k.end_us - k.start_us;
+  double collective_us = 0;
+  for (const auto& c : r.collectives) collective_us += c.end_us - c.start_us;
   for (const auto& c : r.cores) {
     pt += c.pt_busy_pct;
     sfu += c.sfu_busy_pct;
@@ -110,6 +121,8 @@ void fill_metrics(const sim::RunReport& r, SweepRow& row) {
                  {"dma_out_busy_pct", dma_out / cores},
                  {"data_ring_bytes", static_cast<double>(r.data_ring_bytes)},
                  {"reduce_ring_bytes", static_cast<double>(r.reduce_ring_bytes)},
+                 {"cards", static_cast<double>(r.cards)},
+                 {"collective_us", collective_us},
                  {"hazards", static_cast<double>(r.hazards.size())}};
 }
 

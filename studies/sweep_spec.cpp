@@ -22,7 +22,8 @@ namespace spyre::studies {
 namespace {
 
 const std::vector<std::string> kCompileKeys = {"compile.cores",    "compile.split",  "compile.lx_planning",
-                                               "compile.lx_stage", "compile.solver", "compile.work_division"};
+                                               "compile.lx_stage", "compile.solver", "compile.work_division",
+                                               "compile.cards"};
 constexpr size_t kMaxPoints = 1000000;
 
 // A value as a column shows it: numbers in shortest form, strings as they are.
@@ -65,6 +66,7 @@ Axis read_axis(const JsonNode& node, const std::vector<SweepRun>& runs) {
       const JsonNode v = values->element(i);
       if (axis.key == "compile.cores") v.as_int_in(1, 1024);
       if (axis.key == "compile.lx_stage") v.as_int_in(2, 4);
+      if (axis.key == "compile.cards") v.as_int_in(1, 64);
       if (axis.key == "compile.lx_planning" && !v.raw().is_boolean()) v.error("must be true or false");
       if (axis.key == "compile.work_division" && !compiler::is_work_division(v.as_string()))
         v.error("must be " + compiler::work_division_choices());
@@ -119,7 +121,8 @@ SweepRun read_run(const JsonNode& node, const fs::path& base) {
     v->error("must be " + compiler::work_division_choices());
   if (const auto v = node.find("shape")) v->as_string();
   if (const auto params = node.find("params")) {
-    for (const auto& [key, value] : params->members()) key == "dtype" ? void(value.as_string()) : void(value.as_int());
+    for (const auto& [key, value] : params->members())
+      key == "dtype" || key == "phase" ? void(value.as_string()) : void(value.as_int());
   }
   run.name = node.has("name")        ? node.at("name").as_string()
              : !run.workload.empty() ? run.workload
@@ -143,9 +146,9 @@ std::string hash_text(const std::string& text) {
 
 const std::vector<std::string>& sweep_metric_names() {
   static const std::vector<std::string> names = {
-      "latency_us",      "kernel_us",        "kernels",         "hbm_read_bytes",    "hbm_write_bytes",
-      "dram_read_bytes", "dram_write_bytes", "lx_peak_bytes",   "pt_busy_pct",       "sfu_busy_pct",
-      "dma_in_busy_pct", "dma_out_busy_pct", "data_ring_bytes", "reduce_ring_bytes", "hazards"};
+      "latency_us",       "kernel_us",         "kernels",     "hbm_read_bytes", "hbm_write_bytes", "dram_read_bytes",
+      "dram_write_bytes", "lx_peak_bytes",     "pt_busy_pct", "sfu_busy_pct",   "dma_in_busy_pct", "dma_out_busy_pct",
+      "data_ring_bytes",  "reduce_ring_bytes", "cards",       "collective_us",  "hazards"};
   return names;
 }
 

@@ -12,7 +12,8 @@
 //           | {"zip": [axis, axis, ...]}],          crossed in order; a zip steps together
 //  "keep": [metric, ...]?, "warmup": N?, "between_runs": "back-to-back" | "device-work"?}
 // K is an arch parameter (any `--set` key) or compile.cores, compile.split,
-// compile.lx_planning, compile.lx_stage, compile.solver, compile.work_division.
+// compile.lx_planning, compile.lx_stage, compile.solver, compile.work_division,
+// compile.cards (tensor parallelism of the granite workload).
 
 #include <cstddef>
 #include <string>

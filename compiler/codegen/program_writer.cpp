@@ -80,6 +80,7 @@ Json tensor_entry(const Graph& g, int t) {
   e["device_size"] = device_size(shape, tensor.layout, se);
   e["bytes"] = layout_geometry(shape, tensor.layout, se, kStickBytes / se).bytes;
   if (tensor.role == Role::Constant) e["value"] = tensor.value;
+  if (tensor.shard_dim >= 0) e["shard"] = {{"dim", tensor.shard_dim}};
   return e;
 }
 
@@ -142,6 +143,17 @@ Json program_manifest(const Graph& g, const CompileOptions& options) {
     if (!g.tensors[static_cast<size_t>(g.storage_of(t))].in_lx) tensors.push_back(tensor_entry(g, t));
   }
   m["tensors"] = tensors;
+  if (g.cards > 1) {
+    m["cards"] = g.cards;
+    Json collectives = Json::array();
+    for (const auto& op : g.ops) {
+      if (!op.attrs.contains("collective")) continue;
+      const Tensor& t = g.tensors[static_cast<size_t>(g.storage_of(op.inputs[0]))];
+      if (t.in_lx) fail("", g.describe(op), "the tensor of a collective must be in HBM, not LX");
+      collectives.push_back({{"op", op.attrs["collective"]}, {"tensor", t.name}, {"after_bundle", op.bundle}});
+    }
+    m["collectives"] = collectives;
+  }
   return m;
 }
 

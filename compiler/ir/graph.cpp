@@ -240,6 +240,12 @@ void validate_graph(Graph& g, const std::string& where) {
   const std::vector<int> producer = find_producers(g, where);
   sort_topologically(g, where, producer);
   infer_shapes(g, where);
+  for (const auto& op : g.ops) {
+    if (op.type == "all_reduce" && g.cards < 2)
+      fail(where, g.describe(op),
+           "all_reduce sums over the cards of a tensor-parallel model; this graph runs on one card "
+           "(compile --cards N builds the parts)");
+  }
 }
 
 namespace {

@@ -46,6 +46,9 @@ struct Tensor {
   bool in_lx = false;               // LX placement (LX planning)
   int64_t lx_address = 0;
   int clone_of = -1;  // an LX clone of a graph input (clone_input_nodes): that input
+  // Tensor parallelism (Graph::cards > 1): each card holds part (its index)
+  // of the model's tensor along this dim; -1: every card holds it whole.
+  int shard_dim = -1;
   // Coarse tiling (coarse_tiling.cpp): a graph input or output of a tiled op
   // whose HBM buffer holds `tiles` tiles of `shape` along `tile_dim`; loop
   // iteration i reads or writes tile i. 0: not tiled.
@@ -140,6 +143,10 @@ struct LayoutCopy {
 
 struct Graph {
   std::string name;
+  // The graph is one card's part of a tensor-parallel model run on this many
+  // cards (each card the same graph on its part of the weights; all_reduce
+  // ops sum partial results over the cards).
+  int cards = 1;
   std::string source;  // the graph file or "workload NAME", for messages
   std::vector<Tensor> tensors;
   std::vector<Op> ops;

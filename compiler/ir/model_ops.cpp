@@ -116,6 +116,11 @@ const std::vector<ModelOp>& composite_table() {
       {"chunk", K::View, 1, 1, {"chunks", "dim", "piece", "pieces"}, ""},
       {"unbind", K::View, 1, 1, {"dim", "piece", "pieces"}, ""},
       {"view_as", K::View, 2, 2, {}, ""},  // the second input's shape; its values are not read
+      // torch.distributed's all_reduce (c10d functional all_reduce, reduce op
+      // sum) in a tensor-parallel graph: every card's tensor becomes the sum of
+      // all cards'. torch-spyre runs it through its spyreccl backend between
+      // kernels; the compiler ends a bundle there.
+      {"all_reduce", K::Collective, 1, 1, {}, ""},
   };
   return ops;
 }
@@ -659,6 +664,8 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       }
       return out;
     }
+    case K::Collective:
+      return in[0];
     case K::View: {
       const Shape& x = in[0];
       if (op.name == "reshape" || op.name == "view") return reshape_target(x, attrs, where);

@@ -36,15 +36,17 @@ class Builder {
  public:
   Builder(const std::string& name, DType dtype) : dtype_(dtype) { g_.name = name; }
 
-  std::string tensor(const std::string& name, const Shape& shape, Role role) {
+  std::string tensor(const std::string& name, const Shape& shape, Role role, int shard_dim = -1) {
     Tensor t;
     t.name = name;
     t.shape = shape;
     t.dtype = dtype_;
     t.role = role;
+    t.shard_dim = shard_dim;
     g_.add_tensor(t);
     return name;
   }
+  void cards(int n) { g_.cards = n; }
 
   std::string op(const std::string& type, const std::vector<std::string>& inputs, const std::string& output,
                  Json attrs = Json::object(), Role role = Role::Intermediate) {
@@ -169,6 +171,27 @@ Graph granite(const WorkloadParams& p) {
   if (e % heads != 0)
     fail("", "--hidden", "hidden size " + std::to_string(e) + " is not a multiple of --heads " + std::to_string(heads));
   const int64_t d = e / heads;
+  // Tensor parallelism as Megatron-style plans divide a decoder layer (and
+  // torch-spyre's multi-card runs, up to 8 cards): each card takes heads / N
+  // query heads with their kv_heads / N key/value heads (Q, K, V projections
+  // split by output rows) and intermediate / N of the MLP (gate and up by
+  // rows); the O and down projections take the matching columns and give
+  // partial sums, which an all_reduce adds over the cards. Norms, residuals
+  // and the LM head run whole on every card.
+  const int64_t n = or_default(p.cards, 1);
+  if (n > 1) {
+    for (const auto& [what, count] : std::vector<std::pair<std::string, int64_t>>{
+             {"attention heads", heads}, {"key/value heads", kv}, {"intermediate size", inter}}) {
+      if (count % n != 0)
+        fail("", "--cards",
+             std::to_string(n) + " cards do not divide the " + what + " (" + std::to_string(count) + ")");
+    }
+  }
+  const int64_t heads_c = heads / n, kv_c = kv / n, inter_c = inter / n;
+  // A partial sum made whole over the cards (nothing on one card).
+  auto summed = [&](Builder& b, const std::string& partial) {
+    return n > 1 ? b.op("all_reduce", {partial}, partial + ".sum") : partial;
+  };
   auto or_granite = [](double v, float granite) { return v > 0 ? static_cast<float>(v) : granite; };
   const float eps = or_granite(p.rms_norm_eps, kGraniteEps);
   const float scale = or_granite(p.attention_multiplier, kGraniteAttentionMultiplier);
@@ -181,44 +204,52 @@ Graph granite(const WorkloadParams& p) {
     return b.op("add", {x, branch + ".scaled"}, out);
   };
   Builder b("granite", p.dtype);
+  b.cards(static_cast<int>(n));
   b.tensor("x", {batch, seq, e}, Role::Input);
   b.tensor("rope.cos", {batch, 1, seq, d}, Role::Input);
   b.tensor("rope.sin", {batch, 1, seq, d}, Role::Input);
   b.tensor("mask", {batch, 1, seq, context + seq}, Role::Input);
   std::string hidden = "x";
   for (int64_t l = 0; l < layers; ++l) {
-    const std::string n = "layers." + std::to_string(l) + ".";
-    for (const auto& [w, shape] : std::vector<std::pair<std::string, Shape>>{{"input_layernorm.weight", {e}},
-                                                                             {"q_proj.weight", {e, e}},
-                                                                             {"k_proj.weight", {kv * d, e}},
-                                                                             {"v_proj.weight", {kv * d, e}},
-                                                                             {"o_proj.weight", {e, e}},
-                                                                             {"post_attention_layernorm.weight", {e}},
-                                                                             {"gate_proj.weight", {inter, e}},
-                                                                             {"up_proj.weight", {inter, e}},
-                                                                             {"down_proj.weight", {e, inter}}})
-      b.tensor(n + w, shape, Role::Weight);
-    b.op("rms_norm", {hidden, n + "input_layernorm.weight"}, n + "h", {{"eps", eps}});
-    b.op("linear", {n + "h", n + "q_proj.weight"}, n + "q");
-    b.op("linear", {n + "h", n + "k_proj.weight"}, n + "k");
-    b.op("linear", {n + "h", n + "v_proj.weight"}, n + "v");
-    const std::string q = rope(b, split_heads(b, n + "q", batch, seq, heads, d), d);
-    std::string k = rope(b, split_heads(b, n + "k", batch, seq, kv, d), d);
-    std::string v = split_heads(b, n + "v", batch, seq, kv, d);
+    const std::string layer = "layers." + std::to_string(l) + ".";
+    // Each weight with the dim its cards divide (-1: whole on every card).
+    struct Weight {
+      std::string name;
+      Shape shape;
+      int shard_dim;
+    };
+    for (const auto& w : std::vector<Weight>{{"input_layernorm.weight", {e}, -1},
+                                             {"q_proj.weight", {heads_c * d, e}, 0},
+                                             {"k_proj.weight", {kv_c * d, e}, 0},
+                                             {"v_proj.weight", {kv_c * d, e}, 0},
+                                             {"o_proj.weight", {e, heads_c * d}, 1},
+                                             {"post_attention_layernorm.weight", {e}, -1},
+                                             {"gate_proj.weight", {inter_c, e}, 0},
+                                             {"up_proj.weight", {inter_c, e}, 0},
+                                             {"down_proj.weight", {e, inter_c}, 1}})
+      b.tensor(layer + w.name, w.shape, Role::Weight, n > 1 ? w.shard_dim : -1);
+    b.op("rms_norm", {hidden, layer + "input_layernorm.weight"}, layer + "h", {{"eps", eps}});
+    b.op("linear", {layer + "h", layer + "q_proj.weight"}, layer + "q");
+    b.op("linear", {layer + "h", layer + "k_proj.weight"}, layer + "k");
+    b.op("linear", {layer + "h", layer + "v_proj.weight"}, layer + "v");
+    const std::string q = rope(b, split_heads(b, layer + "q", batch, seq, heads_c, d), d);
+    std::string k = rope(b, split_heads(b, layer + "k", batch, seq, kv_c, d), d);
+    std::string v = split_heads(b, layer + "v", batch, seq, kv_c, d);
     if (decode) {
-      b.tensor(n + "past_k", {batch, kv, context, d}, Role::Input);
-      b.tensor(n + "past_v", {batch, kv, context, d}, Role::Input);
-      k = b.op("cat", {n + "past_k", k}, n + "keys", {{"dim", 2}});
-      v = b.op("cat", {n + "past_v", v}, n + "values", {{"dim", 2}});
+      b.tensor(layer + "past_k", {batch, kv_c, context, d}, Role::Input, n > 1 ? 1 : -1);
+      b.tensor(layer + "past_v", {batch, kv_c, context, d}, Role::Input, n > 1 ? 1 : -1);
+      k = b.op("cat", {layer + "past_k", k}, layer + "keys", {{"dim", 2}});
+      v = b.op("cat", {layer + "past_v", v}, layer + "values", {{"dim", 2}});
     }
-    b.op("scaled_dot_product_attention", {q, k, v, "mask"}, n + "attn", {{"scale", scale}});
-    b.op("transpose", {n + "attn"}, n + "attn.bshd", {{"dim0", 1}, {"dim1", 2}});
-    b.op("reshape", {n + "attn.bshd"}, n + "attn.merged", {{"shape", {batch, seq, e}}});
-    b.op("linear", {n + "attn.merged", n + "o_proj.weight"}, n + "o");
-    residual_add(b, hidden, n + "o", n + "r");
-    b.op("rms_norm", {n + "r", n + "post_attention_layernorm.weight"}, n + "h2", {{"eps", eps}});
-    b.op("swiglu_mlp", {n + "h2", n + "gate_proj.weight", n + "up_proj.weight", n + "down_proj.weight"}, n + "m");
-    hidden = residual_add(b, n + "r", n + "m", n + "y");
+    b.op("scaled_dot_product_attention", {q, k, v, "mask"}, layer + "attn", {{"scale", scale}});
+    b.op("transpose", {layer + "attn"}, layer + "attn.bshd", {{"dim0", 1}, {"dim1", 2}});
+    b.op("reshape", {layer + "attn.bshd"}, layer + "attn.merged", {{"shape", {batch, seq, heads_c * d}}});
+    b.op("linear", {layer + "attn.merged", layer + "o_proj.weight"}, layer + "o");
+    residual_add(b, hidden, summed(b, layer + "o"), layer + "r");
+    b.op("rms_norm", {layer + "r", layer + "post_attention_layernorm.weight"}, layer + "h2", {{"eps", eps}});
+    b.op("swiglu_mlp", {layer + "h2", layer + "gate_proj.weight", layer + "up_proj.weight", layer + "down_proj.weight"},
+         layer + "m");
+    hidden = residual_add(b, layer + "r", summed(b, layer + "m"), layer + "y");
   }
   b.tensor("norm.weight", {e}, Role::Weight);
   b.op("rms_norm", {hidden, "norm.weight"}, "final", {{"eps", eps}});
@@ -290,8 +321,9 @@ std::vector<WorkloadInfo> list_workloads() {
                   "the whole Granite-3.3-8B from the scaled token embeddings to the logits: --layers decoder layers "
                   "(default 40) with RoPE and an additive mask, final norm, LM head (--vocab, default 49159); "
                   "--phase prefill (--seq tokens, default 512) or decode (--seq new tokens, default 1, after "
-                  "--context cached ones, default 2048, each layer's KV cache grown by cat); the decoder's other "
-                  "options"});
+                  "--context cached ones, default 2048, each layer's KV cache grown by cat); --cards N: each card's "
+                  "part of it under tensor parallelism (an all_reduce after the O and down projections); the "
+                  "decoder's other options"});
   return list;
 }
 
@@ -308,7 +340,8 @@ std::vector<std::string> workload_options(const std::string& name) {
   if (name == "attention") return {"shape", "kv-heads"};
   if (name == "decoder") return {"batch", "seq", "hidden", "heads", "kv-heads", "intermediate"};
   if (name == "granite")
-    return {"batch", "seq", "hidden", "heads", "kv-heads", "intermediate", "layers", "vocab", "phase", "context"};
+    return {"batch",  "seq",   "hidden", "heads",   "kv-heads", "intermediate",
+            "layers", "vocab", "phase",  "context", "cards"};
   return {};
 }
 

@@ -20,6 +20,9 @@ struct WorkloadParams {
   // prefill (seq tokens) or decode (seq new tokens after context cached ones).
   int64_t layers = 0, vocab = 0, context = 0;
   std::string phase = "prefill";
+  // Tensor parallelism (granite): the graph is each card's part of the model
+  // on this many cards (0 or 1: one card).
+  int64_t cards = 0;
   // The model's scalars (0: Granite-3.3-8B's): RMSNorm eps, the attention
   // scale, the residual branches' and the logits' divisor (--model sets them
   // from a config.json: llm_config.h).

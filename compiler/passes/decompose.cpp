@@ -22,6 +22,7 @@ class Decomposer {
  public:
   explicit Decomposer(Graph& model) : model_(model) {
     out_.name = model.name;
+    out_.cards = model.cards;
     out_.tensors = model.tensors;
   }
 
@@ -457,6 +458,12 @@ class Decomposer {
         emit("identity", {x}, out);
         return;
       }
+      case ModelOpKind::Collective:
+        // The tensor stays where its producer wrote it: the collective
+        // replaces its bytes between bundles (memory_planning cuts there; the
+        // program lists it under `collectives`).
+        emit("reshape", {in[0]}, out, {{"shape", shape(out)}, {"collective", op.type}});
+        return;
       case ModelOpKind::View: {
         if (op.type == "transpose" || op.type == "permute") {
           emit("permute", {in[0]}, out, {{"dims", view_permutation(a, op.type, shape(in[0]).size(), origin_)}});

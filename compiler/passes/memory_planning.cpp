@@ -156,9 +156,31 @@ void cut_into_bundles(Graph& g, const CompileOptions& options, const std::vector
     }
     return out;
   };
+  // A collective (an all_reduce view, Graph::cards > 1) runs between bundles:
+  // the ops before it end one, and it is recorded as following that bundle.
+  std::vector<int> collectives;
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    if (g.ops[o].attrs.contains("collective")) collectives.push_back(static_cast<int>(o));
+  }
+  size_t next_collective = 0;
   int group = -1;
   for (int o : device_ops) {
     Op& op = g.ops[static_cast<size_t>(o)];
+    std::vector<int> passed;  // the collectives between the last device op and this one
+    for (; next_collective < collectives.size() && collectives[next_collective] < o; ++next_collective)
+      passed.push_back(collectives[next_collective]);
+    if (!passed.empty()) {
+      if (op.loop_group >= 0 && op.loop_group == group)
+        fail("", g.describe(op), "a collective inside a coarse-tiling loop (a loop runs in one bundle)");
+      if (!current.ops.empty()) {
+        g.bundles.push_back(current);
+        current = BundlePlan{};
+        bound.clear();
+      }
+      if (g.bundles.empty())
+        fail("", g.describe(g.ops[static_cast<size_t>(passed[0])]), "a collective before any kernel");
+      for (int c : passed) g.ops[static_cast<size_t>(c)].bundle = static_cast<int>(g.bundles.size()) - 1;
+    }
     if (op.loop_group >= 0 && op.loop_group != group) {
       // A coarse-tiling loop runs in one bundle: cut before it when the
       // buffers of all its ops do not fit beside those already bound.
@@ -200,6 +222,9 @@ void cut_into_bundles(Graph& g, const CompileOptions& options, const std::vector
     current.ops.push_back(o);
   }
   if (!current.ops.empty()) g.bundles.push_back(current);
+  // Collectives after the last device op follow the last bundle.
+  for (; next_collective < collectives.size(); ++next_collective)
+    g.ops[static_cast<size_t>(collectives[next_collective])].bundle = static_cast<int>(g.bundles.size()) - 1;
 }
 
 }  // namespace

@@ -469,6 +469,10 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
           out = elementwise(in, out_t.shape, [fn = m->value](const float* v) { return fn(v[0]); });
         }
         break;
+      case ModelOpKind::Collective:
+        // One card's graph cannot sum over the others: the reference of a
+        // tensor-parallel program is its whole model's (compile --emit-io).
+        fail("", where, "all_reduce sums over cards; evaluate the whole model instead of one card's part");
       case ModelOpKind::Expand:
         out = elementwise({in[0]}, out_t.shape, [](const float* v) { return v[0]; });
         break;

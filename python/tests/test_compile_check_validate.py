@@ -120,3 +120,18 @@ def test_compile_builds_an_llm_from_its_config(tmp_path):
         spyre_sim.compile(str(tmp_path / "x"), model=config, workload="softmax")
     with pytest.raises(spyre_sim.SpyreError, match="--layers: the softmax workload does not take it"):
         spyre_sim.compile(str(tmp_path / "x"), workload="softmax", layers=2)
+
+
+def test_compile_divides_an_llm_over_cards(tmp_path):
+    """cards=N: each card's part of the model; run takes the whole inputs, sums over the cards between
+    bundles and matches the whole model's reference."""
+    config = str(SOURCE / "models" / "llm" / "small.json")
+    spyre_sim.compile(str(tmp_path / "out"), model=config, cards=2, emit_io=str(tmp_path / "io"), seq=64)
+    result = spyre_sim.run(str(tmp_path / "out"), inputs=load_dir(tmp_path / "io" / "inputs"),
+                           expect=str(tmp_path / "io" / "reference"))
+    assert result["expect_passed"], result["report"]["expect"]
+    cards = result["report"]["cards"]
+    assert cards["count"] == 2 and len(cards["collectives"]) == 4
+    assert cards["link_sent_bytes"] == cards["link_received_bytes"] > 0
+    with pytest.raises(spyre_sim.SpyreError, match="--cards: 3 cards do not divide the attention heads"):
+        spyre_sim.compile(str(tmp_path / "x"), model=config, cards=3)

@@ -11,15 +11,18 @@ Card::Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& 
       host_socket("host_socket"),
       data_ring_socket("data_ring_socket"),
       reduce_ring_socket("reduce_ring_socket"),
+      card_link_socket("card_link_socket"),
       memory("lpddr5", arch),
       cache("cache", arch),
       host("host_link", arch),
+      card_links("card_links", arch, program.cards),
       arch_(arch),
       program_(program),
       plans_(plans),
       protocol_(protocol) {
   control.bind(*this);
   host_socket.bind(host.socket);
+  card_link_socket.bind(card_links.socket);
   host.device.bind(cache.socket);
   cache.dram.bind(memory.socket);
   for (int c = 0; c < arch.cores; ++c) {
@@ -65,6 +68,7 @@ void Card::run() {
     if (iteration == protocol_.warmup) {  // the measured run
       device_start_ns_ = now_ns();
       kernel_timing_.clear();
+      collective_timing_.clear();
       kernel_log_ = BusyLog();
       for (const HardwareBlock* b : blocks_under(*this)) counters_at_start_[block_name(*b)] = b->counters();
     }
@@ -77,6 +81,7 @@ void Card::run() {
       }
       sc_core::wait(ns(arch_.launch.sdsc_overhead_ns));
       run_kernel(k, now_ns() - launched);
+      if (k + 1 == program_.kernels.size() || program_.kernels[k + 1].bundle != bundle) run_collectives(bundle);
     }
   }
   device_end_ns_ = now_ns();
@@ -112,6 +117,32 @@ void Card::run_kernel(size_t index, double launch_ns) {
   timing_.lpddr5_channel_busy_ns = memory.counters().at(stats::kChannelBusyNs) - channel_busy_at_start;
   kernel_timing_.push_back(timing_);
   kernel_log_.add(timing_.start_ns, timing_.end_ns, kernel.label + " " + kernel.sdsc->op_summary());
+}
+
+void Card::run_collectives(int after_bundle) {
+  // Every card ran the bundle at the same pace (the same program on its own
+  // part of the weights), so the collective starts when this card is done.
+  for (const auto& c : program_.collectives) {
+    if (c.after_bundle != after_bundle) continue;
+    const HostTensor& t = program_.host_tensors.at(static_cast<size_t>(c.tensor));
+    CollectiveTiming timing;
+    timing.start_ns = now_ns();
+    timing.bytes = t.layout.data_bytes();
+    tlm::tlm_generic_payload payload;
+    payload.set_command(tlm::TLM_WRITE_COMMAND);
+    payload.set_data_ptr(nullptr);
+    WideLength length;
+    length.bytes = timing.bytes;
+    ActivityLabel label(c.op + " " + t.name);
+    ScopedExtension<WideLength> with_length(payload, length);
+    ScopedExtension<ActivityLabel> with_label(payload, label);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    card_link_socket->b_transport(payload, delay);
+    sc_core::wait(delay);
+    timing.end_ns = now_ns();
+    collective_timing_.push_back(timing);
+    kernel_log_.add(timing.start_ns, timing.end_ns, c.op + " " + t.name);
+  }
 }
 
 double Card::ring_transfer(tlm_utils::simple_initiator_socket<Card>& ring, RingRoute& route, int64_t bytes,

@@ -17,6 +17,7 @@
 #include <tlm>
 
 #include "runtime/program.h"
+#include "sim/hw/card_links.h"
 #include "sim/hw/core.h"
 #include "sim/hw/hardware_block.h"
 #include "sim/hw/host_link.h"
@@ -37,12 +38,19 @@ struct KernelTiming {
   double lpddr5_channel_busy_ns = 0;   // LPDDR5 channel time the kernel's window took (all channels)
 };
 
+// A collective of the measured iteration (Program::collectives, same order).
+struct CollectiveTiming {
+  double start_ns = 0, end_ns = 0;
+  int64_t bytes = 0;
+};
+
 class Card : public sc_core::sc_module, public HardwareBlock, public CardControlIf {
  public:
   sc_core::sc_export<CardControlIf> control;                    // the cores' `card` ports
   tlm_utils::simple_initiator_socket<Card> host_socket;         // the host's side of the host link
   tlm_utils::simple_initiator_socket<Card> data_ring_socket;    // SHUFFLE transfers
   tlm_utils::simple_initiator_socket<Card> reduce_ring_socket;  // reduce-sum phases
+  tlm_utils::simple_initiator_socket<Card> card_link_socket;    // collectives between bundles (--cards)
 
   // protocol: runs of the whole program before the measured one (the steady
   // state measurements report: caches warm, uploads done) and what happens
@@ -56,6 +64,7 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   void core_finished(int core) override;
 
   const std::vector<KernelTiming>& kernel_timing() const { return kernel_timing_; }  // the measured iteration
+  const std::vector<CollectiveTiming>& collective_timing() const { return collective_timing_; }
   double device_start_ns() const { return device_start_ns_; }
   double device_end_ns() const { return device_end_ns_; }
   const MeasurementProtocol& protocol() const { return protocol_; }
@@ -69,6 +78,7 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   Lpddr5 memory;
   MemoryCache cache;
   HostLink host;
+  CardLinks card_links;  // the ensemble's collectives (Program::cards > 1)
   std::vector<std::unique_ptr<Core>> cores;
   std::unique_ptr<Ring> data_ring, reduce_ring;
 
@@ -76,6 +86,7 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   SC_HAS_PROCESS(Card);
   void run();
   void run_kernel(size_t index, double launch_ns);
+  void run_collectives(int after_bundle);
   void ring_phase_steps(int core);
   // Moves the host's input (upload) or output tensors over the host link; returns when the last arrives.
   double host_transfers(bool upload);
@@ -106,6 +117,7 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   void exchange(int core, const std::vector<RingTransfer>& transfers, Exchange& exchange, const std::string& what);
   Exchange shuffle_, relayout_;
   std::vector<KernelTiming> kernel_timing_;
+  std::vector<CollectiveTiming> collective_timing_;
   BusyLog kernel_log_;
   double device_start_ns_ = 0, device_end_ns_ = 0;
   MeasurementProtocol protocol_;

@@ -38,6 +38,10 @@ inline constexpr Statistic kMissBytes{"miss_bytes", "bytes", "bytes the memory-s
 inline constexpr Statistic kWritebackBytes{"writeback_bytes", "bytes", "dirty bytes the cache wrote back to LPDDR5"};
 inline constexpr Statistic kWriteAroundBytes{"write_around_bytes", "bytes",
                                              "bytes written past the cache (cache.write_allocate 0)"};
+inline constexpr Statistic kSentBytes{"sent_bytes", "bytes",
+                                      "bytes the card's link sent to the other cards (collectives)"};
+inline constexpr Statistic kReceivedBytes{"received_bytes", "bytes",
+                                          "bytes the card's link received from the other cards (collectives)"};
 inline constexpr Statistic kBytesXHops{"bytes_x_hops", "bytes x links",
                                        "bytes a ring carried, each times the links it crossed"};
 }  // namespace stats
@@ -49,7 +53,7 @@ inline const std::vector<const Statistic*>& all_statistics() {
       &stats::kUploadBytes,  &stats::kDownloadBytes, &stats::kReadBytes,      &stats::kWriteBytes,
       &stats::kRawReadBytes, &stats::kTurnarounds,   &stats::kChannels,       &stats::kChannelBusyNs,
       &stats::kHitBytes,     &stats::kMissBytes,     &stats::kWritebackBytes, &stats::kWriteAroundBytes,
-      &stats::kBytesXHops};
+      &stats::kBytesXHops,   &stats::kSentBytes,     &stats::kReceivedBytes};
   return all;
 }
 

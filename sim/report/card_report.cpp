@@ -128,6 +128,8 @@ void add_memory_and_links(RunReport& r, const Card& card) {
   r.lpddr5_turnarounds = static_cast<int64_t>(measured.of(card.memory, stats::kTurnarounds));
   r.data_ring_bytes = static_cast<int64_t>(measured.of(*card.data_ring, stats::kBytesXHops));
   r.reduce_ring_bytes = static_cast<int64_t>(measured.of(*card.reduce_ring, stats::kBytesXHops));
+  r.card_link_sent_bytes = static_cast<int64_t>(measured.of(card.card_links, stats::kSentBytes));
+  r.card_link_received_bytes = static_cast<int64_t>(measured.of(card.card_links, stats::kReceivedBytes));
   // The host link works before and after the measured iteration: its totals.
   const Counters host = card.host.counters();
   r.host_upload_bytes = static_cast<int64_t>(host.at(stats::kUploadBytes));
@@ -146,6 +148,17 @@ void add_memory_and_links(RunReport& r, const Card& card) {
       if (value != 0 && stat != &stats::kChannels) b.counters[stat->name] = value;
     }
     if (!b.counters.empty()) r.blocks.push_back(b);
+  }
+}
+
+void add_collectives(RunReport& r, const Program& program, const Card& card) {
+  r.cards = program.cards;
+  const auto& timing = card.collective_timing();
+  for (size_t i = 0; i < timing.size() && i < program.collectives.size(); ++i) {
+    const Collective& c = program.collectives[i];
+    r.collectives.push_back({c.op, program.host_tensors.at(static_cast<size_t>(c.tensor)).name, c.after_bundle,
+                             timing[i].bytes, (timing[i].start_ns - card.device_start_ns()) / 1000.0,
+                             (timing[i].end_ns - card.device_start_ns()) / 1000.0});
   }
 }
 
@@ -178,6 +191,7 @@ RunReport build_report(const Program& program, const ArchConfig& arch, const std
   r.cycles = static_cast<int64_t>(std::llround(span_ns * arch.clock_ghz));
   r.protocol = card.protocol();
   add_kernels(r, program, plans, card);
+  add_collectives(r, program, card);
   add_cores(r, program, plans, card);
   add_memory_and_links(r, card);
   add_tensors(r, program);

@@ -53,6 +53,14 @@ std::vector<InvariantCheck> physical_invariants(const RunReport& r, const ArchCo
       out.push_back(
           {b.block + ": bytes / LX port rate <= window (ns)", counter(b, stats::kBytes) / bytes_per_ns, window});
     }
+    if (has(b, stats::kSentBytes) || has(b, stats::kReceivedBytes)) {
+      // Each direction of the card's port: its bytes at the link rate fit in the time it was busy.
+      const double busy = counter(b, stats::kBusyNs);
+      out.push_back({b.block + ": bytes sent / card_link.gbps <= busy (ns)",
+                     counter(b, stats::kSentBytes) / arch.card_link.gbps, busy});
+      out.push_back({b.block + ": bytes received / card_link.gbps <= busy (ns)",
+                     counter(b, stats::kReceivedBytes) / arch.card_link.gbps, busy});
+    }
     if (has(b, stats::kBytesXHops)) {
       const auto& ring = ends_with(b.block, "reduce_ring") ? arch.reduce_ring : arch.data_ring;
       const double bytes_per_ns = static_cast<double>(ring.bytes_per_cycle) * arch.clock_ghz * arch.cores;

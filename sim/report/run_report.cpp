@@ -205,6 +205,20 @@ Json report_to_json(const RunReport& r) {
                {"download_us", rounded(r.host_download_us, 4)}};
   j["rings"] = {{"data_ring_bytes", r.data_ring_bytes}, {"reduce_ring_bytes", r.reduce_ring_bytes}};
   j["kernels"] = kernels_json(r);
+  if (r.cards > 1) {
+    Json collectives = Json::array();
+    for (const auto& c : r.collectives)
+      collectives.push_back({{"op", c.op},
+                             {"tensor", c.tensor},
+                             {"after_bundle", c.after_bundle},
+                             {"bytes", c.bytes},
+                             {"start_us", rounded(c.start_us, 4)},
+                             {"end_us", rounded(c.end_us, 4)}});
+    j["cards"] = {{"count", r.cards},
+                  {"link_sent_bytes", r.card_link_sent_bytes},
+                  {"link_received_bytes", r.card_link_received_bytes},
+                  {"collectives", collectives}};
+  }
   j["engines"] = engines_json(r);
   j["tensors"] = tensors_json(r);
   j["blocks"] = blocks_json(r);
@@ -243,6 +257,13 @@ std::string report_table(const RunReport& r) {
   }
   out << "host link    upload " << r.host_upload_bytes << " B in " << fmt("%.3f", r.host_upload_us) << " us, download "
       << r.host_download_bytes << " B in " << fmt("%.3f", r.host_download_us) << " us\n";
+  if (r.cards > 1) {
+    double collective_us = 0;
+    for (const auto& c : r.collectives) collective_us += c.end_us - c.start_us;
+    out << "cards        " << r.cards << " (this card's part of each layer); " << r.collectives.size()
+        << " all-reduces took " << fmt("%.3f", collective_us) << " us; link sent " << r.card_link_sent_bytes
+        << " B, received " << r.card_link_received_bytes << " B\n";
+  }
   if (r.data_ring_bytes || r.reduce_ring_bytes) {
     out << "rings        data " << r.data_ring_bytes << " B x hops, reduce-sum " << r.reduce_ring_bytes
         << " B x hops\n";

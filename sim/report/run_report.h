@@ -44,6 +44,14 @@ struct KernelReport {
   KernelBound bound;
 };
 
+// A collective between bundles (--cards N): this card's side of it.
+struct CollectiveReport {
+  std::string op, tensor;  // "all_reduce", the tensor summed over the cards
+  int after_bundle = 0;
+  int64_t bytes = 0;  // the tensor's bytes on each card
+  double start_us = 0, end_us = 0;
+};
+
 struct CoreReport {
   int core = 0;
   double pt_busy_pct = 0, sfu_busy_pct = 0, dma_in_busy_pct = 0, dma_out_busy_pct = 0;
@@ -94,6 +102,9 @@ struct RunReport {
   int64_t lpddr5_turnarounds = 0;
   int64_t data_ring_bytes = 0, reduce_ring_bytes = 0;
   std::vector<KernelReport> kernels;
+  int cards = 1;                              // the ensemble this program is one card of (--cards)
+  std::vector<CollectiveReport> collectives;  // between its bundles, in order
+  int64_t card_link_sent_bytes = 0, card_link_received_bytes = 0;
   std::vector<CoreReport> cores;  // cores the program uses
   std::vector<TensorReport> tensors;
   std::vector<BlockReport> blocks;  // every block that did something

@@ -15,6 +15,7 @@
 #include "compiler/ir/model_ops.h"
 #include "compiler/split/hbm_traffic.h"
 #include "e2e_support.h"
+#include "runtime/arch_config.h"
 #include "runtime/npy.h"
 #include "sim/run_bundle.h"
 #include "test_support.h"
@@ -246,28 +247,77 @@ TEST(CompiledProgram, CatMatchesItsReferenceOnEveryCoreCount) {
 }
 
 // The whole-model workload at a small size (2 layers, hidden 512, 4 heads of
-// 128 over 2 KV heads): prefill and a decode step over a KV cache match the
-// host reference's logits, hazard-free.
+// 128 over 2 KV heads, 8 cores): prefill of 64 tokens or a decode step of 2
+// after 62 cached.
+CompileJob small_granite_job(const std::string& phase) {
+  CompileJob job;
+  job.workload = "granite";
+  job.params.layers = 2;
+  job.params.hidden = 512;
+  job.params.heads = 4;
+  job.params.kv_heads = 2;
+  job.params.intermediate = 512;
+  job.params.vocab = 512;
+  job.params.phase = phase;
+  job.params.seq = phase == "prefill" ? 64 : 2;
+  job.params.context = phase == "prefill" ? 0 : 62;
+  job.options.cores = 8;
+  return job;
+}
+
+// Prefill and a decode step over a KV cache match the host reference's
+// logits, hazard-free.
 TEST(CompiledProgram, GraniteModelPrefillAndDecodeMatchTheirReference) {
   for (const std::string phase : {"prefill", "decode"}) {
     SCOPED_TRACE(phase);
     test::TempDir dir;
-    CompileJob job;
-    job.workload = "granite";
-    job.params.layers = 2;
-    job.params.hidden = 512;
-    job.params.heads = 4;
-    job.params.kv_heads = 2;
-    job.params.intermediate = 512;
-    job.params.vocab = 512;
-    job.params.phase = phase;
-    job.params.seq = phase == "prefill" ? 64 : 2;
-    job.params.context = phase == "prefill" ? 0 : 62;
-    job.options.cores = 8;
-    const Checked c = compile_and_check(job, dir);
+    const Checked c = compile_and_check(small_granite_job(phase), dir);
     ASSERT_EQ(c.run.report.comparisons.size(), 1u);
     EXPECT_EQ(c.run.report.comparisons[0].name, "logits");
   }
+}
+
+// Tensor parallelism on two cards (--cards 2): each card runs its half of
+// the heads and of the MLP on its half of the weights, an all-reduce after
+// the O and down projections sums the partial results; the logits of card 0
+// match the whole model's reference, prefill and decode. Each all-reduce of
+// B bytes takes the ring's 2 (N - 1) steps of B / N on the card's link.
+TEST(CompiledProgram, GraniteModelOnTwoCardsMatchesTheWholeModel) {
+  for (const std::string phase : {"prefill", "decode"}) {
+    SCOPED_TRACE(phase);
+    test::TempDir dir;
+    CompileJob job = small_granite_job(phase);
+    job.params.cards = 2;
+    const Checked c = compile_and_check(job, dir);
+    const sim::RunReport& r = c.run.report;
+    ASSERT_EQ(r.comparisons.size(), 1u);
+    EXPECT_EQ(r.comparisons[0].name, "logits");
+    EXPECT_EQ(r.cards, 2);
+    ASSERT_EQ(r.collectives.size(), 4u);                      // O and down of each layer
+    const int64_t bytes = int64_t{2} * job.params.seq * 512;  // (1, seq, hidden) fp16
+    const ArchConfig arch = load_arch("", {});
+    const double step_us = arch.card_link.latency_us + static_cast<double>(bytes / 2) / arch.card_link.gbps / 1000;
+    for (const auto& collective : r.collectives) {
+      EXPECT_EQ(collective.op, "all_reduce");
+      EXPECT_EQ(collective.bytes, bytes);
+      EXPECT_NEAR(collective.end_us - collective.start_us, 2 * step_us, 1e-3) << collective.tensor;
+    }
+    EXPECT_EQ(r.collectives[0].tensor, "layers.0.o");
+    EXPECT_EQ(r.collectives[1].tensor, "layers.0.m");
+    EXPECT_EQ(r.card_link_sent_bytes, 4 * bytes);  // 2 (N - 1) / N of each tensor
+    EXPECT_EQ(r.card_link_received_bytes, 4 * bytes);
+    EXPECT_GT(r.latency_us, r.collectives.back().end_us);
+  }
+}
+
+// A tensor-parallel split must divide the heads, the KV heads and the MLP.
+TEST(CompiledProgram, CardsThatDoNotDivideTheModelAreRefused) {
+  test::TempDir dir;
+  CompileJob job = small_granite_job("prefill");
+  job.params.cards = 4;
+  job.output_dir = dir.file("program");
+  EXPECT_EQ(test::error_of([&] { compiler::run_compile_job(job); }),
+            "--cards: 4 cards do not divide the key/value heads (2)");
 }
 
 // The same graph on an input whose results are known by hand: x[i][j] =
@@ -462,6 +512,23 @@ TEST(CompiledProgram, ManifestErrorsNameTheField) {
             dir.file("abs/sdsc_0.json") +
                 ": $.0_abs.dscs_[0].abs.scheduleTree_[1]: uses argument segment 1, to which " +
                 dir.file("abs/program.json") + " binds no buffer in this bundle");
+  // Collectives: a known op, on a tensor the manifest lists, in a program of several cards.
+  manifest = read_json_file(dir.file("abs/program.json"));
+  manifest["collectives"] = Json::array({{{"op", "all_gather"}, {"tensor", "x"}, {"after_bundle", 0}}});
+  manifest["cards"] = 2;
+  test::write_json(dir.file("abs/program.json"), manifest);
+  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }),
+            dir.file("abs/program.json") + ": $.collectives[0].op: unknown collective 'all_gather' (all_reduce)");
+  manifest["collectives"][0]["op"] = "all_reduce";
+  manifest["collectives"][0]["tensor"] = "nothing";
+  test::write_json(dir.file("abs/program.json"), manifest);
+  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }),
+            dir.file("abs/program.json") + ": $.collectives[0].tensor: no tensor named 'nothing'");
+  manifest["collectives"][0]["tensor"] = "x";
+  manifest["cards"] = 1;
+  test::write_json(dir.file("abs/program.json"), manifest);
+  EXPECT_EQ(test::error_of([&] { sim::run_bundle(run); }),
+            dir.file("abs/program.json") + ": $.collectives[0]: a collective needs 'cards' of 2 or more");
 }
 
 }  // namespace

@@ -158,7 +158,7 @@ TEST(Robustness, WorkloadsRefuseOptionsTheyDoNotTake) {
        "--model: builds the model itself: give it without --workload or a graph file"},
       {"--model " + source_path("models/llm/small.json") + " --shape 4x4",
        "--shape: the granite workload does not take it (it takes --batch, --seq, --hidden, --heads, --kv-heads, "
-       "--intermediate, --layers, --vocab, --phase, --context and --dtype)"},
+       "--intermediate, --layers, --vocab, --phase, --context, --cards and --dtype)"},
       {"--model " + source_path("models/workloads/softmax.json"),
        source_path("models/workloads/softmax.json") + ": $: missing required field 'hidden_size'"},
   };

@@ -72,7 +72,7 @@ TEST(SweepSpec, BadSpecsNameThePathAndTheReason) {
   EXPECT_EQ(spec_error(run + R"("axes": [{"key": "lx.sise_bytes", "values": [1]}]})"),
             ": $.axes[0].key: unknown key 'lx.sise_bytes' (an arch parameter, see `spyre-sim arch`, or one of "
             "compile.cores, compile.split, compile.lx_planning, compile.lx_stage, compile.solver, "
-            "compile.work_division)");
+            "compile.work_division, compile.cards)");
   EXPECT_EQ(spec_error(run + R"("axes": [{"key": "compile.cores", "values": [1]}]})"),
             ": $.axes[0].key: compile.cores changes how a program is compiled; run 'add' is a bundle");
   EXPECT_EQ(spec_error(run + R"("axes": [{"zip": [{"key": "clock_ghz", "values": [1, 2]},
@@ -237,7 +237,7 @@ TEST(Sweep, RowsPerPointAndAReRunSkipsThem) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "point,run,lpddr5.read_gbps,clock_ghz,status,latency_us,kernel_us,kernels,hbm_read_bytes,hbm_write_bytes,"
             "dram_read_bytes,dram_write_bytes,lx_peak_bytes,pt_busy_pct,sfu_busy_pct,dma_in_busy_pct,"
-            "dma_out_busy_pct,data_ring_bytes,reduce_ring_bytes,hazards,error");
+            "dma_out_busy_pct,data_ring_bytes,reduce_ring_bytes,cards,collective_us,hazards,error");
   for (size_t i = 0; i < first.rows.size(); ++i) EXPECT_EQ(first.rows[i].point, i);
   // add at 50 GB/s is slower than at 200 GB/s; the bytes are the same.
   EXPECT_GT(first.rows[0].metrics.at("latency_us"), first.rows[2].metrics.at("latency_us"));

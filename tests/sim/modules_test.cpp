@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include "sim/hw/address_ranges.h"
+#include "sim/hw/card_links.h"
 #include "sim/hw/corelet.h"
 #include "sim/hw/dma_engine.h"
 #include "sim/hw/host_link.h"
@@ -216,6 +217,42 @@ TEST(Lpddr5, EachAccessCostsItsChannelTimeBesidesItsBytes) {
   EXPECT_NEAR(channel_ns({"lpddr5.access_ns=0"}, 256), 256 * sustained, kPs);
   // 40 ns per access would leave the bytes above the peak rate: they move at peak.
   EXPECT_NEAR(channel_ns({"lpddr5.access_ns=40"}, 2048), 2048 * 8.0 / 204.8 + 40, kPs);
+}
+
+// A ring all-reduce of B bytes over N cards: 2 (N - 1) steps, each one
+// card_link.latency_us plus an N-th of the tensor at card_link.gbps, sent and
+// received at once; through the host: the tensor up, N tensors summed, the
+// sum down. Every step's bytes fit its time at the link's rate.
+TEST(CardLinks, AllReduceTakesTheRingsStepsOrTheHostsRoundTrip) {
+  auto all_reduce = [](std::vector<std::string> options, int64_t bytes, int cards) {
+    begin_systemc_context();
+    CardLinks links("links", hand_arch(std::move(options)), cards);
+    Initiator card("card");
+    card.socket.bind(links.socket);
+    double done = 0;
+    Driver d("d", [&] { done = card.request(true, 0, static_cast<unsigned>(bytes)); });
+    sc_core::sc_start();
+    return std::make_pair(done, links.counters());
+  };
+  const std::vector<std::string> ring = {"card_link.gbps=50", "card_link.latency_us=2", "card_link.peer_to_peer=1"};
+  const auto [t4, c4] = all_reduce(ring, 4 << 20, 4);
+  EXPECT_NEAR(t4, 6 * (2000 + (1 << 20) / 50.0), kPs);
+  EXPECT_EQ(c4.at(stats::kSentBytes), 6.0 * (1 << 20));
+  EXPECT_EQ(c4.at(stats::kReceivedBytes), 6.0 * (1 << 20));
+  EXPECT_NEAR(c4.at(stats::kBusyNs), t4, kPs);
+  // 10 bytes over 4 cards: chunks of 3, 3, 3 and 1; card 0 sends chunks 0, 3, 2 then 1, 0, 3.
+  const auto [t_odd, c_odd] = all_reduce(ring, 10, 4);
+  EXPECT_EQ(c_odd.at(stats::kSentBytes), 3 + 1 + 3 + 3 + 3 + 1);
+  EXPECT_EQ(c_odd.at(stats::kReceivedBytes), 1 + 3 + 3 + 3 + 1 + 3);
+  EXPECT_NEAR(t_odd, 6 * (2000 + 3 / 50.0), kPs);
+  // One card: nothing to do.
+  EXPECT_EQ(all_reduce(ring, 1 << 20, 1).first, 0.0);
+  const auto [th, ch] = all_reduce(
+      {"card_link.gbps=50", "card_link.latency_us=2", "card_link.peer_to_peer=0", "card_link.host_reduce_gbps=20"},
+      1 << 20, 8);
+  EXPECT_NEAR(th, 2 * (2000 + (1 << 20) / 50.0) + 8.0 * (1 << 20) / 20.0, kPs);
+  EXPECT_EQ(ch.at(stats::kSentBytes), 1 << 20);
+  EXPECT_EQ(ch.at(stats::kReceivedBytes), 1 << 20);
 }
 
 TEST(AddressRanges, MergesSplitsAndCountsOverlaps) {

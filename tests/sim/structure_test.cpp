@@ -45,8 +45,8 @@ TEST(CardStructure, EveryModuleHasAProcessOrAPortAndKeepsItsStatistics) {
   std::vector<const sc_core::sc_module*> modules;
   modules_under(card, modules);
   // The card, 4 cores of (LX, 2 DMA engines, 2 corelets), LPDDR5, the
-  // cache, the host link, two rings.
-  EXPECT_EQ(modules.size(), 1u + 4 * 6 + 5);
+  // cache, the host link, the card links, two rings.
+  EXPECT_EQ(modules.size(), 1u + 4 * 6 + 6);
   for (const auto* m : modules) {
     EXPECT_TRUE(has_process_or_port(*m)) << m->name() << " is a module with neither a process nor a port";
     EXPECT_NE(dynamic_cast<const HardwareBlock*>(m), nullptr) << m->name() << " does not report statistics";
