@@ -39,27 +39,61 @@ MemoryCache::MemoryCache(sc_core::sc_module_name name, const ArchConfig& arch)
       write_allocate_(arch.cache.write_allocate != 0) {
   socket.register_b_transport(this, &MemoryCache::b_transport);
   socket.register_transport_dbg(this, &MemoryCache::transport_dbg);
+  if (capacity_lines_ > 0) {
+    // One slot more than the capacity: a new line is added before the oldest leaves.
+    slots_.resize(static_cast<size_t>(capacity_lines_) + 1);
+    for (int32_t s = static_cast<int32_t>(slots_.size()) - 1; s >= 0; --s) free_slots_.push_back(s);
+    where_ = LineTable(static_cast<int64_t>(slots_.size()));
+  }
+}
+
+MemoryCache::Entry* MemoryCache::find(int64_t line) {
+  const int32_t slot = where_.find(line);
+  return slot < 0 ? nullptr : &slots_[static_cast<size_t>(slot)];
+}
+
+void MemoryCache::unlink(int32_t slot) {
+  Entry& e = slots_[static_cast<size_t>(slot)];
+  (e.newer >= 0 ? slots_[static_cast<size_t>(e.newer)].older : newest_) = e.older;
+  (e.older >= 0 ? slots_[static_cast<size_t>(e.older)].newer : oldest_) = e.newer;
+}
+
+void MemoryCache::link_newest(int32_t slot) {
+  Entry& e = slots_[static_cast<size_t>(slot)];
+  e.newer = -1;
+  e.older = newest_;
+  (newest_ >= 0 ? slots_[static_cast<size_t>(newest_)].newer : oldest_) = slot;
+  newest_ = slot;
 }
 
 MemoryCache::Entry& MemoryCache::touch(int64_t line) {
-  auto it = where_.find(line);
-  if (it != where_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second);
-    return *it->second;
+  if (const int32_t held = where_.find(line); held >= 0) {
+    if (held != newest_) {
+      unlink(held);
+      link_newest(held);
+    }
+    return slots_[static_cast<size_t>(held)];
   }
-  lru_.push_front({line, 0, 0, 0.0});
-  where_[line] = lru_.begin();
-  Entry& added = lru_.front();
-  if (static_cast<int64_t>(lru_.size()) > capacity_lines_) {
-    const Entry victim = lru_.back();
-    lru_.pop_back();
+  const int32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  slots_[static_cast<size_t>(slot)] = {line, 0, 0, 0.0, -1, -1};
+  link_newest(slot);
+  where_.insert(line, slot);
+  ++held_;
+  Entry& added = slots_[static_cast<size_t>(slot)];
+  if (held_ > capacity_lines_) {
+    const int32_t oldest = oldest_;
+    const Entry victim = slots_[static_cast<size_t>(oldest)];
+    unlink(oldest);
     where_.erase(victim.line);
+    free_slots_.push_back(oldest);
+    --held_;
     if (victim.dirty != 0) {
       write_back(victim);
       // The write-back may have waited in LPDDR5 while other requests
       // evicted the line just added: look it up again, re-adding it if so.
-      auto again = where_.find(line);
-      return again != where_.end() ? *again->second : touch(line);
+      Entry* again = find(line);
+      return again != nullptr ? *again : touch(line);
     }
   }
   return added;
@@ -95,7 +129,7 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
     const int64_t lo = (std::max(first, base) - base) / sector_bytes_;
     const int64_t hi = (std::min(first + length, base + line_bytes_) - base + sector_bytes_ - 1) / sector_bytes_;
     const uint64_t mask = (hi - lo >= 64 ? ~uint64_t{0} : ((uint64_t{1} << (hi - lo)) - 1)) << lo;
-    if (write && !write_allocate_ && where_.find(line) == where_.end()) {
+    if (write && !write_allocate_ && where_.find(line) < 0) {
       const int64_t address = std::max(first, base);
       const int64_t bytes = std::min(first + length, base + line_bytes_) - address;
       if (!around.empty() && around.back().first + around.back().second == address) {
@@ -156,8 +190,8 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
       fill.clear_extension<RunStart>();
       const double ready = now_ns() + dram_delay.to_seconds() * 1e9;
       for (int64_t line = address / line_bytes_; line * line_bytes_ < address + bytes; ++line) {
-        auto it = where_.find(line);
-        if (it != where_.end() && it->second->ready_ns == kFillOutstanding) it->second->ready_ns = ready;
+        Entry* e = find(line);
+        if (e != nullptr && e->ready_ns == kFillOutstanding) e->ready_ns = ready;
       }
       fill_known_.notify(sc_core::SC_ZERO_TIME);
       done = std::max(done, ready);
@@ -165,12 +199,10 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   }
   // A hit on a line still being filled completes when the fill does.
   for (int64_t line : shared) {
-    for (auto it = where_.find(line); it != where_.end() && it->second->ready_ns == kFillOutstanding;
-         it = where_.find(line)) {
+    for (Entry* e = find(line); e != nullptr && e->ready_ns == kFillOutstanding; e = find(line)) {
       sc_core::wait(fill_known_);
     }
-    auto it = where_.find(line);
-    if (it != where_.end()) done = std::max(done, it->second->ready_ns);
+    if (const Entry* e = find(line)) done = std::max(done, e->ready_ns);
   }
   delay = ns(done - now_ns());
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -179,8 +211,8 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
 double MemoryCache::flush() {
   std::vector<std::pair<int64_t, int64_t>> runs;  // (address, bytes) of dirty sectors, address order
   std::vector<const Entry*> dirty;
-  for (const Entry& e : lru_)
-    if (e.dirty != 0) dirty.push_back(&e);
+  for (int32_t s = newest_; s >= 0; s = slots_[static_cast<size_t>(s)].older)
+    if (slots_[static_cast<size_t>(s)].dirty != 0) dirty.push_back(&slots_[static_cast<size_t>(s)]);
   std::sort(dirty.begin(), dirty.end(), [](const Entry* a, const Entry* b) { return a->line < b->line; });
   for (const Entry* e : dirty) {
     for (int64_t sector = 0; sector < sectors_; ++sector) {
@@ -193,7 +225,10 @@ double MemoryCache::flush() {
       }
     }
   }
-  lru_.clear();
+  // Every line dropped (the runs above are copies).
+  for (int32_t s = newest_; s >= 0; s = slots_[static_cast<size_t>(s)].older) free_slots_.push_back(s);
+  newest_ = oldest_ = -1;
+  held_ = 0;
   where_.clear();
   double done = now_ns();
   for (const auto& [address, bytes] : runs) {

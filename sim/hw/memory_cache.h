@@ -22,8 +22,7 @@
 // what the card did between them (measurement_protocol.h, flush()).
 
 #include <cstdint>
-#include <list>
-#include <unordered_map>
+#include <vector>
 
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -33,6 +32,7 @@
 #include "runtime/arch_config.h"
 #include "runtime/data_format.h"
 #include "sim/hw/hardware_block.h"
+#include "sim/hw/line_table.h"
 
 namespace spyre::sim {
 
@@ -65,20 +65,31 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
     int64_t line;
     uint64_t valid, dirty;  // sectors (sticks) held, and those written since their fill
     double ready_ns;        // when the line's latest fill returns
+    int32_t newer, older;   // neighbours in LRU order (slot indices; -1: none)
   };
   // Marks the line most recently used, allocating it (empty) if absent. An
   // eviction's write-back may wait in LPDDR5: the entry returned is the
   // line's entry after that wait.
   Entry& touch(int64_t line);
   void write_back(const Entry& victim);
+  // The line's entry, nullptr when the cache does not hold it.
+  Entry* find(int64_t line);
+  void unlink(int32_t slot);
+  void link_newest(int32_t slot);
 
   int64_t capacity_lines_, line_bytes_, sectors_, sector_bytes_;
   double ns_per_byte_, hit_latency_ns_;
   bool write_allocate_;
   double free_at_ns_ = 0;
   sc_core::sc_event fill_known_;  // a fill's return time became known
-  std::list<Entry> lru_;          // most recent first
-  std::unordered_map<int64_t, std::list<Entry>::iterator> where_;
+  // The lines held, in fixed slots (a line's entry stays put while it is
+  // held: no allocation per line, references stay valid across waits), kept
+  // in LRU order by a doubly linked list through the slots.
+  std::vector<Entry> slots_;
+  std::vector<int32_t> free_slots_;
+  int32_t newest_ = -1, oldest_ = -1;
+  int64_t held_ = 0;
+  LineTable where_;  // line -> slot
   Stats stats_;
 };
 

@@ -2,6 +2,7 @@
 // hand from the arch parameters (spelled out in each test).
 
 #include <functional>
+#include <map>
 
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -13,6 +14,7 @@
 #include "sim/hw/dma_engine.h"
 #include "sim/hw/host_link.h"
 #include "sim/hw/interfaces.h"
+#include "sim/hw/line_table.h"
 #include "sim/hw/lpddr5.h"
 #include "sim/hw/memory_cache.h"
 #include "sim/hw/ring.h"
@@ -253,6 +255,36 @@ TEST(CardLinks, AllReduceTakesTheRingsStepsOrTheHostsRoundTrip) {
   EXPECT_NEAR(th, 2 * (2000 + (1 << 20) / 50.0) + 8.0 * (1 << 20) / 20.0, kPs);
   EXPECT_EQ(ch.at(stats::kSentBytes), 1 << 20);
   EXPECT_EQ(ch.at(stats::kReceivedBytes), 1 << 20);
+}
+
+// The cache's line -> slot table: lines that share a home slot probe past
+// each other, and erasing one keeps every other findable (backward shift).
+TEST(LineTable, FindsWhatWasInsertedAndForgetsWhatWasErased) {
+  LineTable table(300);
+  std::map<int64_t, int32_t> want;
+  for (int32_t i = 0; i < 300; ++i) {
+    const int64_t line = (i % 3 == 0) ? int64_t{i} << 20 : 7 * int64_t{i} + 1;  // runs and scattered lines
+    table.insert(line, i);
+    want[line] = i;
+  }
+  for (const auto& [line, slot] : want) EXPECT_EQ(table.find(line), slot) << line;
+  std::vector<int64_t> erased;
+  int n = 0;
+  for (auto it = want.begin(); it != want.end();) {
+    if (n++ % 2 == 0) {
+      table.erase(it->first);
+      erased.push_back(it->first);
+      it = want.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& [line, slot] : want) EXPECT_EQ(table.find(line), slot) << line;
+  for (int64_t line : erased) EXPECT_EQ(table.find(line), -1) << line;
+  EXPECT_EQ(table.find(int64_t{1} << 40), -1);
+  table.erase(12345678);  // absent: nothing happens
+  table.clear();
+  for (const auto& [line, slot] : want) EXPECT_EQ(table.find(line), -1) << line;
 }
 
 TEST(AddressRanges, MergesSplitsAndCountsOverlaps) {
