@@ -229,7 +229,7 @@ Subcommand add_compile(CLI::App& app) {
   struct Options {
     spyre::compiler::CompileJob job;
     ArchOptions arch;
-    std::string shape, dtype = "fp16", placement = "arguments", model;
+    std::string shape, dtype = "fp16", placement = "arguments", model, split_cache;
     std::vector<std::string> splits;
     bool list_workloads = false, list_passes = false, quiet = false;
   };
@@ -275,6 +275,10 @@ Subcommand add_compile(CLI::App& app) {
                   "picks it (its analytic cost model); default: seed 001's rule")
       ->check(CLI::IsMember(spyre::compiler::work_division_names()))
       ->capture_default_str();
+  cmd->add_option("--split-cache", o->split_cache,
+                  "Folder where the model's split search keeps the kernel times it simulated, per simulator build "
+                  "and card, and reads them in later compiles (none: simulate every time; default: "
+                  "$SPYRE_SIM_CACHE_DIR, else $XDG_CACHE_HOME/spyre-sim, else ~/.cache/spyre-sim)");
   cmd->add_option("--placement", o->placement,
                   "HBM placement: arguments (one argument per host tensor) or packed (one segment)")
       ->check(CLI::IsMember({"arguments", "packed"}))
@@ -330,7 +334,10 @@ Subcommand add_compile(CLI::App& app) {
             job.options.placement = o->placement == "packed" ? sc::HbmPlacement::Packed : sc::HbmPlacement::Arguments;
             for (const auto& s : o->splits) sc::parse_split_override(s, job.options);
             // --work-division model: the card model times each batchmatmul's splits.
-            spyre::studies::SimulatedSplitCost split_cost(o->arch.path, o->arch.overrides);
+            const std::string cache = o->split_cache.empty()     ? spyre::studies::default_split_cache_dir()
+                                      : o->split_cache == "none" ? ""
+                                                                 : o->split_cache;
+            spyre::studies::SimulatedSplitCost split_cost(o->arch.path, o->arch.overrides, 0, cache);
             if (job.options.bmm_by_model()) job.options.split_cost = &split_cost;
             const auto outcome = sc::run_compile_job(job);
             std::cout << outcome.pass_dumps;
@@ -341,6 +348,10 @@ Subcommand add_compile(CLI::App& app) {
             if (!o->quiet) std::cout << outcome.decisions;
             std::cout << "wrote " << job.output_dir
                       << (job.emit_io_dir.empty() ? "" : ", test data in " + job.emit_io_dir) << "\n";
+            if (split_cost.simulated() + split_cost.stored() > 0)
+              std::cout << "split search: " << split_cost.simulated() << " candidates simulated, "
+                        << split_cost.stored() << " times read from " << (cache.empty() ? std::string("-") : cache)
+                        << "\n";
             return kOk;
           }};
 }

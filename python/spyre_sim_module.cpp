@@ -192,7 +192,8 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
   job.options.device = spyre::load_arch(arch, set).limits();
   for (const auto& s : split) sc::parse_split_override(s, job.options);
   job.options.work_division = work_division;
-  spyre::studies::SimulatedSplitCost split_cost(arch, set);  // for work_division="model"
+  // For work_division="model"; its times kept where the CLI keeps them (SPYRE_SIM_CACHE_DIR=none: nowhere).
+  spyre::studies::SimulatedSplitCost split_cost(arch, set, 0, spyre::studies::default_split_cache_dir());
   if (job.options.bmm_by_model()) job.options.split_cost = &split_cost;
   if (job.graph_path.empty() == job.workload.empty())
     throw spyre::SpyreError("compile: give a graph file, a workload name or a model config");

@@ -17,8 +17,69 @@
 
 namespace spyre::studies {
 
-SimulatedSplitCost::SimulatedSplitCost(std::string arch_path, std::vector<std::string> arch_overrides, int workers)
-    : arch_path_(std::move(arch_path)), arch_overrides_(std::move(arch_overrides)), workers_(workers) {}
+SimulatedSplitCost::SimulatedSplitCost(std::string arch_path, std::vector<std::string> arch_overrides, int workers,
+                                       std::string cache_dir)
+    : arch_path_(std::move(arch_path)),
+      arch_overrides_(std::move(arch_overrides)),
+      workers_(workers),
+      cache_dir_(std::move(cache_dir)) {}
+
+SimulatedSplitCost::~SimulatedSplitCost() = default;
+
+std::string SimulatedSplitCost::answer(const std::string& request) const {
+  const Json r = Json::parse(request);
+  const std::string dir = r.at("dir").get<std::string>();
+  if (r.contains("matmul")) {
+    const auto d = r.at("matmul"), s = r.at("split");
+    SplitStudyOptions o;
+    o.shape.b = d.at("b").get<int64_t>();
+    o.shape.m = d.at("m").get<int64_t>();
+    o.shape.n = d.at("n").get<int64_t>();
+    o.shape.k = d.at("k").get<int64_t>();
+    o.arch_path = arch_path_;
+    o.arch_overrides = arch_overrides_;
+    MatmulSplit split;
+    split.b = s.at("b").get<int64_t>();
+    split.m = s.at("m").get<int64_t>();
+    split.n = s.at("n").get<int64_t>();
+    split.k = s.at("k").get<int64_t>();
+    return run_matmul_split(o, &split, load_arch(arch_path_, arch_overrides_).limits(), dir);
+  }
+  // A division of another op: the program folder the search wrote.
+  return json_job_line(dir, [&]() -> Json {
+    sim::RunOptions run;
+    run.bundle = dir;
+    run.arch_path = arch_path_;
+    run.arch_overrides = arch_overrides_;
+    run.protocol.warmup = 1;  // as validate and study splits: profilers time repeated runs
+    double kernel_us = 0;
+    for (const auto& k : sim::run_bundle(run).report.kernels) kernel_us += k.end_us - k.start_us;
+    return {{"kernel_us", kernel_us}};
+  });
+}
+
+std::vector<double> SimulatedSplitCost::run_requests(const std::vector<std::string>& requests) {
+  if (!pool_) {
+    WorkerPoolOptions options;
+    options.workers = workers_ > 0 ? workers_ : static_cast<int>(std::thread::hardware_concurrency());
+    pool_ = std::make_unique<WorkerPool>(options, [this](const std::string& request) { return answer(request); });
+  }
+  std::vector<double> times(requests.size(), std::numeric_limits<double>::infinity());
+  pool_->run(requests, [&](size_t j, const std::string* line, const std::string&) {
+    if (line == nullptr) return;  // the worker died: the candidate cannot run, it stays +infinity
+    const Json r = Json::parse(*line);
+    if (r.contains("kernel_us")) times[j] = r.at("kernel_us").get<double>();
+  });
+  return times;
+}
+
+std::string SimulatedSplitCost::next_dir() {
+  if (!scratch_) {
+    static int instances = 0;  // one scratch folder per model in this process
+    scratch_ = std::make_unique<ScratchDir>("split-cost-" + std::to_string(instances++));
+  }
+  return scratch_->file("candidate" + std::to_string(programs_++));
+}
 
 double SimulatedSplitCost::hbm_gbps() const {
   const ArchConfig arch = load_arch(arch_path_, arch_overrides_);
@@ -26,8 +87,10 @@ double SimulatedSplitCost::hbm_gbps() const {
 }
 
 std::vector<compiler::SplitTime> SimulatedSplitCost::search(
-    const std::vector<std::string>& names, const std::vector<double>& bound, std::map<std::string, double>& known,
+    const std::string& key, const std::vector<std::string>& names, const std::vector<double>& bound,
     const std::function<std::vector<double>(const std::vector<size_t>&)>& simulate) {
+  if (!store_) store_ = std::make_unique<SplitTimeStore>(cache_dir_, load_arch(arch_path_, arch_overrides_));
+  std::map<std::string, double>& known = times_[key];
   std::vector<compiler::SplitTime> out(names.size());
   // Branch and bound: simulate in order of the lower bound, a batch per
   // worker round; a candidate whose bound is not below the best time so far
@@ -45,11 +108,20 @@ std::vector<compiler::SplitTime> SimulatedSplitCost::search(
     for (; next < order.size() && round.size() < batch && could_tie(order[next]); ++next) {
       const size_t i = order[next];
       round.push_back(i);
-      if (!known.count(names[i])) to_run.push_back(i);
+      if (known.count(names[i])) continue;
+      if (const auto kept = store_->find(key, names[i])) {
+        known[names[i]] = *kept;
+        ++stored_;
+      } else {
+        to_run.push_back(i);
+      }
     }
     if (!to_run.empty()) {
       const std::vector<double> times = simulate(to_run);
-      for (size_t j = 0; j < to_run.size(); ++j) known[names[to_run[j]]] = times[j];
+      for (size_t j = 0; j < to_run.size(); ++j) {
+        known[names[to_run[j]]] = times[j];
+        store_->add(key, names[to_run[j]], times[j]);
+      }
       simulated_ += to_run.size();
     }
     for (size_t i : round) {
@@ -70,18 +142,17 @@ std::vector<compiler::SplitTime> SimulatedSplitCost::matmul_kernel_us(
     names.push_back(s.text());
     bound.push_back(matmul_split_lower_bound_us(shape, s, arch));
   }
-  return search(names, bound, times_[shape.text()], [&](const std::vector<size_t>& which) {
-    SplitStudyOptions o;
-    o.shape = shape;
-    o.arch_path = arch_path_;
-    o.arch_overrides = arch_overrides_;
-    o.workers = workers_;
-    std::vector<compiler::MatmulSplit> to_run;
-    for (size_t i : which) to_run.push_back(splits[i]);
-    std::vector<double> times;
-    for (const auto& row : run_matmul_splits(o, to_run))
-      times.push_back(row.error.empty() ? row.kernel_us : std::numeric_limits<double>::infinity());
-    return times;
+  return search("bmm " + shape.text(), names, bound, [&](const std::vector<size_t>& which) {
+    std::vector<std::string> requests;
+    for (size_t i : which) {
+      const auto& c = splits[i];
+      requests.push_back(Json{
+          {"matmul", {{"b", shape.b}, {"m", shape.m}, {"n", shape.n}, {"k", shape.k}}},
+          {"split", {{"b", c.b}, {"m", c.m}, {"n", c.n}, {"k", c.k}}},
+          {"dir",
+           next_dir()}}.dump());
+    }
+    return run_requests(requests);
   });
 }
 
@@ -89,39 +160,14 @@ std::vector<compiler::SplitTime> SimulatedSplitCost::op_kernel_us(const compiler
   const ArchConfig arch = load_arch(arch_path_, arch_overrides_);
   std::vector<double> bound;
   for (const auto& load : query.loads) bound.push_back(op_split_lower_bound_us(query.op, query.unit, load, arch));
-  return search(query.splits, bound, times_[query.key], [&](const std::vector<size_t>& which) {
-    ScratchDir scratch("op-splits");
-    WorkerPoolOptions pool;
-    pool.workers = workers_ > 0 ? workers_ : static_cast<int>(std::thread::hardware_concurrency());
-    std::vector<double> times(which.size(), std::numeric_limits<double>::infinity());
-    run_in_worker_pool(
-        which.size(), pool,
-        [&](size_t j) {
-          const std::string dir = scratch.file("division" + std::to_string(j));
-          Json out;
-          try {
-            compiler::write_program_dir(dir, query.program(which[j]));
-            sim::RunOptions run;
-            run.bundle = dir;
-            run.arch_path = arch_path_;
-            run.arch_overrides = arch_overrides_;
-            run.protocol.warmup = 1;  // as validate and study splits: profilers time repeated runs
-            double kernel_us = 0;
-            for (const auto& k : sim::run_bundle(run).report.kernels) kernel_us += k.end_us - k.start_us;
-            out = {{"kernel_us", kernel_us}};
-          } catch (const std::exception& e) {
-            out = {{"error", e.what()}};
-          }
-          std::error_code ignored;
-          std::filesystem::remove_all(dir, ignored);
-          return out.dump(-1, ' ', false, Json::error_handler_t::replace);
-        },
-        [&](size_t j, const std::string* line, const std::string&) {
-          if (line == nullptr) return;  // the worker died: the division cannot run, it stays +infinity
-          const Json r = Json::parse(*line);
-          if (r.contains("kernel_us")) times[j] = r.at("kernel_us").get<double>();
-        });
-    return times;
+  return search(query.key, query.splits, bound, [&](const std::vector<size_t>& which) {
+    std::vector<std::string> requests;
+    for (size_t i : which) {
+      const std::string dir = next_dir();
+      compiler::write_program_dir(dir, query.program(i));
+      requests.push_back(Json{{"program", true}, {"dir", dir}}.dump());
+    }
+    return run_requests(requests);
   });
 }
 

@@ -16,11 +16,8 @@
 
 namespace spyre::studies {
 
-namespace {
-
-// One candidate in a worker: compile, run, the row's numbers as a JSON line.
-std::string run_candidate(const SplitStudyOptions& o, const MatmulSplit* split, const DeviceLimits& device,
-                          const std::string& dir) {
+std::string run_matmul_split(const SplitStudyOptions& o, const MatmulSplit* split, const DeviceLimits& device,
+                             const std::string& dir) {
   return json_job_line(dir, [&]() -> Json {
     const MatmulSplit used = compile_matmul(o.shape, split, o.max_cores, device, dir);
     sim::RunOptions run;
@@ -49,6 +46,8 @@ std::string run_candidate(const SplitStudyOptions& o, const MatmulSplit* split, 
   });
 }
 
+namespace {
+
 // Each job (a split, or null: the compiler's own) compiled and run in a worker.
 std::vector<Json> run_jobs(const SplitStudyOptions& options, const DeviceLimits& device,
                            const std::vector<const MatmulSplit*>& jobs) {
@@ -58,14 +57,16 @@ std::vector<Json> run_jobs(const SplitStudyOptions& options, const DeviceLimits&
   std::vector<Json> results(jobs.size());
   run_in_worker_pool(
       jobs.size(), pool,
-      [&](size_t i) { return run_candidate(options, jobs[i], device, scratch.file("split" + std::to_string(i))); },
+      [&](size_t i) { return run_matmul_split(options, jobs[i], device, scratch.file("split" + std::to_string(i))); },
       [&](size_t i, const std::string* line, const std::string& failure) {
         results[i] = line != nullptr ? Json::parse(*line) : Json{{"error", failure}};
       });
   return results;
 }
 
-SplitStudyRow row_of(const MatmulSplit& split, const Json& r) {
+}  // namespace
+
+SplitStudyRow split_study_row(const MatmulSplit& split, const Json& r) {
   SplitStudyRow row;
   row.split = split;
   if (r.contains("error")) {
@@ -80,6 +81,8 @@ SplitStudyRow row_of(const MatmulSplit& split, const Json& r) {
   row.pt_busy_pct = r.at("pt_busy_pct").get<double>();
   return row;
 }
+
+namespace {
 
 // Any size: N splits over its padded sticks, a K that ends in a partial stick
 // stays whole (matmul_split_candidates).
@@ -120,7 +123,7 @@ SplitStudy run_split_study(const SplitStudyOptions& options) {
   bool pick_listed = false;
   for (size_t i = 0; i <= candidates.size(); ++i) {
     if (i == candidates.size() && pick_listed) break;  // the pick is already a candidate row
-    SplitStudyRow row = row_of(i < candidates.size() ? candidates[i] : study.compiler_pick, results[i]);
+    SplitStudyRow row = split_study_row(i < candidates.size() ? candidates[i] : study.compiler_pick, results[i]);
     row.compiler_pick = row.split == study.compiler_pick;
     pick_listed = pick_listed || row.compiler_pick;
     study.rows.push_back(row);
@@ -130,17 +133,6 @@ SplitStudy run_split_study(const SplitStudyOptions& options) {
     return a.kernel_us < b.kernel_us;
   });
   return study;
-}
-
-std::vector<SplitStudyRow> run_matmul_splits(const SplitStudyOptions& options, const std::vector<MatmulSplit>& splits) {
-  check_shape(options.shape);
-  const DeviceLimits device = load_arch(options.arch_path, options.arch_overrides).limits();
-  std::vector<const MatmulSplit*> jobs;
-  for (const auto& split : splits) jobs.push_back(&split);
-  const std::vector<Json> results = run_jobs(options, device, jobs);
-  std::vector<SplitStudyRow> rows;
-  for (size_t i = 0; i < splits.size(); ++i) rows.push_back(row_of(splits[i], results[i]));
-  return rows;
 }
 
 double matmul_split_lower_bound_us(const MatmulShape& shape, const MatmulSplit& split, const ArchConfig& arch) {

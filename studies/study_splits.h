@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/arch_config.h"
+#include "runtime/json_fwd.h"
 #include "studies/matmul_split.h"
 
 namespace spyre::studies {
@@ -42,9 +43,13 @@ struct SplitStudy {
 // Throws SpyreError for a bad shape or arch.
 SplitStudy run_split_study(const SplitStudyOptions& options);
 
-// The given splits only (no compiler pick), each compiled and run; rows in
-// the given order.
-std::vector<SplitStudyRow> run_matmul_splits(const SplitStudyOptions& options, const std::vector<MatmulSplit>& splits);
+// One split (null: the compiler's own division) compiled into `dir` and run
+// on the card model, as a worker process answers: the row's numbers as one
+// JSON line, or {"error": ...}; `dir` is removed either way.
+std::string run_matmul_split(const SplitStudyOptions& options, const MatmulSplit* split, const DeviceLimits& device,
+                             const std::string& dir);
+// That line as a row of `split`.
+SplitStudyRow split_study_row(const MatmulSplit& split, const Json& line);
 
 // What no split can beat on the card model: its cores' PT arrays at their
 // peak MAC rate; the operand bytes the memory-side cache cannot hold (a warm

@@ -159,8 +159,9 @@ SweepRow run_sweep_point(const SweepSpec& spec, const SweepPoint& point, const s
       const DeviceLimits device = load_arch(arch_path, overrides).limits();
       o.bundle = (fs::path(scratch_dir) / point.hash).string();
       compiler::CompileJob job = compile_job(run, point, spec.file, device, o.bundle);
-      // work_division "model": the point's own card times the splits, one worker (the point is one already).
-      SimulatedSplitCost split_cost(arch_path, overrides, 1);
+      // work_division "model": the point's own card times the splits, one worker (the point is one already);
+      // points share the times they simulate through the split-time store.
+      SimulatedSplitCost split_cost(arch_path, overrides, 1, default_split_cache_dir());
       if (job.options.bmm_by_model()) job.options.split_cost = &split_cost;
       compiler::run_compile_job(job);
     }

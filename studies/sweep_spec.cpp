@@ -13,6 +13,7 @@
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
 #include "runtime/text.h"
+#include "studies/content_hash.h"
 #include "studies/yaml_file.h"
 
 namespace fs = std::filesystem;
@@ -130,17 +131,7 @@ SweepRun read_run(const JsonNode& node, const fs::path& base) {
   return run;
 }
 
-// FNV-1a, 64 bits: stable across runs and machines.
-std::string hash_text(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
-  return out;
-}
+std::string hash_text(const std::string& text) { return ContentHash().add(text).hex(); }
 
 }  // namespace
 

@@ -22,13 +22,19 @@ namespace {
 
 constexpr size_t kNoJob = SIZE_MAX;
 
-struct Worker {
+}  // namespace
+
+struct WorkerPool::Worker {
   pid_t pid = -1;
   int to_worker = -1, from_worker = -1;
   size_t job = kNoJob;  // the job it is running
   size_t jobs_done = 0;
   std::string pending;  // what it said of its job so far
 };
+
+namespace {
+
+using Worker = WorkerPool::Worker;
 
 // Moves all `size` bytes with read(2) or write(2), resuming after signals
 // and short transfers; false at end of file or on an error.
@@ -52,13 +58,22 @@ bool read_all(int fd, void* data, size_t size) { return transfer_all(fd, static_
 
 constexpr int kWorkerFailed = 70;  // a job threw: the parent reports the job failed
 
-[[noreturn]] void worker_main(int from_parent, int to_parent, const std::function<std::string(size_t)>& work) {
+// A request on the pipe: its length, then its bytes.
+bool send_request(int fd, const std::string& request) {
+  const uint64_t size = request.size();
+  return write_all(fd, &size, sizeof size) && write_all(fd, request.data(), request.size());
+}
+
+[[noreturn]] void worker_main(int from_parent, int to_parent, const WorkerPool::Handler& handler) {
   // Whatever happens, this process never returns into the parent's code
   // (its stack is a copy of the parent's): it leaves by _exit, without the
   // parent's exit handlers or destructors.
   try {
-    for (uint64_t job = 0; read_all(from_parent, &job, sizeof job);) {
-      const std::string line = work(static_cast<size_t>(job)) + "\n";
+    std::string request;
+    for (uint64_t size = 0; read_all(from_parent, &size, sizeof size);) {
+      request.resize(size);
+      if (!read_all(from_parent, request.data(), size)) break;
+      const std::string line = handler(request) + "\n";
       if (!write_all(to_parent, line.data(), line.size())) break;
     }
   } catch (...) {
@@ -67,7 +82,7 @@ constexpr int kWorkerFailed = 70;  // a job threw: the parent reports the job fa
   ::_exit(0);
 }
 
-Worker start_worker(const std::vector<Worker>& others, const std::function<std::string(size_t)>& work) {
+Worker start_worker(const std::vector<Worker>& others, const WorkerPool::Handler& handler) {
   int down[2], up[2];
   if (::pipe(down) != 0) fail("", "sweep", "cannot create a pipe to a worker process");
   if (::pipe(up) != 0) {
@@ -94,7 +109,7 @@ Worker start_worker(const std::vector<Worker>& others, const std::function<std::
         ::close(w.from_worker);
       }
     }
-    worker_main(down[0], up[1], work);
+    worker_main(down[0], up[1], handler);
   }
   ::close(down[0]);
   ::close(up[1]);
@@ -119,62 +134,74 @@ std::string stop_worker(Worker& w, int* signal = nullptr) {
   return "internal error: the worker exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
-// The pool's processes and SIGPIPE disposition, put back however the pool
-// ends: normally every worker is already stopped; on an exception (a failed
-// fork, a throwing callback) the rest are killed and reaped, not left behind.
+// The signal dispositions of a run, put back however it ends: a worker that
+// dies makes writing to its pipe fail instead of ending this process, and
+// Ctrl-C or SIGTERM to this process stops handing out jobs and unwinds (the
+// caller's folders are removed on the way out) instead of dying here.
 volatile std::sig_atomic_t g_stop_requested = 0;
 
 extern "C" void note_stop_request(int) { g_stop_requested = 1; }
 
-class PoolGuard {
+class SignalGuard {
  public:
-  explicit PoolGuard(std::vector<Worker>& workers) : workers_(workers) {
+  SignalGuard() {
     struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;  // a worker that dies makes writing to its pipe fail, not end this process
+    ignore.sa_handler = SIG_IGN;
     ::sigaction(SIGPIPE, &ignore, &previous_pipe_);
-    // Ctrl-C or SIGTERM to this process: stop handing out jobs and unwind
-    // (the pool's folders are removed on the way out) instead of dying here.
     g_stop_requested = 0;
     struct sigaction note {};
     note.sa_handler = note_stop_request;
     ::sigaction(SIGINT, &note, &previous_int_);
     ::sigaction(SIGTERM, &note, &previous_term_);
   }
-  PoolGuard(const PoolGuard&) = delete;
-  PoolGuard& operator=(const PoolGuard&) = delete;
-  ~PoolGuard() {
-    for (auto& w : workers_) {
-      if (w.pid <= 0) continue;
-      ::kill(w.pid, SIGKILL);
-      stop_worker(w);
-    }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+  ~SignalGuard() {
     ::sigaction(SIGPIPE, &previous_pipe_, nullptr);
     ::sigaction(SIGINT, &previous_int_, nullptr);
     ::sigaction(SIGTERM, &previous_term_, nullptr);
   }
 
  private:
-  std::vector<Worker>& workers_;
   struct sigaction previous_pipe_ {
   }, previous_int_{}, previous_term_{};
 };
 
 }  // namespace
 
-void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std::function<std::string(size_t)>& work,
-                        const std::function<void(size_t, const std::string*, const std::string&)>& done) {
-  std::vector<Worker> workers(static_cast<size_t>(std::max(1, options.workers)));
-  const PoolGuard guard(workers);
+WorkerPool::WorkerPool(WorkerPoolOptions options, Handler handler)
+    : options_(options), handler_(std::move(handler)), workers_(static_cast<size_t>(std::max(1, options.workers))) {}
+
+WorkerPool::~WorkerPool() { stop_all(false); }
+
+void WorkerPool::stop_all(bool kill) {
+  // Idle workers end when their pipe closes; a busy one (only on the way out
+  // of an exception) is killed.
+  for (auto& w : workers_) {
+    if (w.pid <= 0) continue;
+    if (kill || w.job != kNoJob) ::kill(w.pid, SIGKILL);
+    stop_worker(w);
+    w.job = kNoJob;
+  }
+}
+
+void WorkerPool::run(const std::vector<std::string>& requests, const JobDone& done) {
+  const SignalGuard signals;
+  const size_t jobs = requests.size();
   size_t next = 0, running = 0;
   bool interrupted = false;  // a worker died of Ctrl-C (SIGINT) or SIGTERM: stop, as the user asked
-  // Gives the worker its next job, starting or replacing it as needed; leaves it stopped when none is left.
+  // Gives the worker its next job, starting or replacing it as needed; an
+  // idle worker stays for the next run.
   auto assign = [&](Worker& w) {
-    if (w.pid > 0 && (interrupted || next >= jobs || w.jobs_done >= options.jobs_per_worker)) stop_worker(w);
+    if (w.pid > 0 && (interrupted || w.jobs_done >= options_.jobs_per_worker)) stop_worker(w);
     while (!interrupted && next < jobs) {
-      if (w.pid <= 0) w = start_worker(workers, work);
-      const uint64_t job = next++;
+      if (w.pid <= 0) {
+        w = start_worker(workers_, handler_);
+        ++started_;
+      }
+      const size_t job = next++;
       w.pending.clear();
-      if (write_all(w.to_worker, &job, sizeof job)) {
+      if (send_request(w.to_worker, requests[job])) {
         w.job = job;
         ++running;
         return;
@@ -182,63 +209,76 @@ void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std
       done(job, nullptr, stop_worker(w));  // it died before it could take the job
     }
   };
-  for (auto& w : workers) assign(w);
-  while (running > 0) {
-    std::vector<pollfd> fds;
-    std::vector<Worker*> owners;
-    for (auto& w : workers) {
-      if (w.pid > 0 && w.job != kNoJob) {
-        fds.push_back({w.from_worker, POLLIN, 0});
-        owners.push_back(&w);
-      }
-    }
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno != EINTR) fail("", "sweep", "cannot wait for the worker processes");
-      if (g_stop_requested != 0 && !interrupted) {
-        interrupted = true;  // the running jobs finish (or die of the same Ctrl-C); no new ones start
-        for (auto& w : workers) {
-          if (w.pid > 0 && w.job == kNoJob) stop_worker(w);
+  try {
+    for (auto& w : workers_) assign(w);
+    while (running > 0) {
+      std::vector<pollfd> fds;
+      std::vector<Worker*> owners;
+      for (auto& w : workers_) {
+        if (w.pid > 0 && w.job != kNoJob) {
+          fds.push_back({w.from_worker, POLLIN, 0});
+          owners.push_back(&w);
         }
       }
-      continue;
-    }
-    for (size_t i = 0; i < fds.size(); ++i) {
-      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      Worker& w = *owners[i];
-      char buffer[4096];
-      const ssize_t n = ::read(w.from_worker, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n > 0) {
-        w.pending.append(buffer, static_cast<size_t>(n));
-        const auto end = w.pending.find('\n');
-        if (end == std::string::npos) continue;
-        const std::string line = w.pending.substr(0, end);
-        const size_t job = w.job;
-        w.job = kNoJob;
-        ++w.jobs_done;
-        --running;
-        done(job, &line, "");
-        assign(w);
-      } else {
-        const size_t job = w.job;
-        int signal = 0;
-        const std::string failure = stop_worker(w, &signal);
-        w.job = kNoJob;
-        --running;
-        if (signal == SIGINT || signal == SIGTERM) {
-          interrupted = true;  // not the job's fault: it is left without a result, to run again
+      if (::poll(fds.data(), fds.size(), -1) < 0) {
+        if (errno != EINTR) fail("", "sweep", "cannot wait for the worker processes");
+        if (g_stop_requested != 0 && !interrupted) {
+          interrupted = true;  // the running jobs finish (or die of the same Ctrl-C); no new ones start
+          for (auto& w : workers_) {
+            if (w.pid > 0 && w.job == kNoJob) stop_worker(w);
+          }
+        }
+        continue;
+      }
+      for (size_t i = 0; i < fds.size(); ++i) {
+        if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        Worker& w = *owners[i];
+        char buffer[4096];
+        const ssize_t n = ::read(w.from_worker, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n > 0) {
+          w.pending.append(buffer, static_cast<size_t>(n));
+          const auto end = w.pending.find('\n');
+          if (end == std::string::npos) continue;
+          const std::string line = w.pending.substr(0, end);
+          const size_t job = w.job;
+          w.job = kNoJob;
+          ++w.jobs_done;
+          --running;
+          done(job, &line, "");
+          assign(w);
         } else {
-          done(job, nullptr, failure);
+          const size_t job = w.job;
+          int signal = 0;
+          const std::string failure = stop_worker(w, &signal);
+          w.job = kNoJob;
+          --running;
+          if (signal == SIGINT || signal == SIGTERM) {
+            interrupted = true;  // not the job's fault: it is left without a result, to run again
+          } else {
+            done(job, nullptr, failure);
+          }
+          assign(w);
         }
-        assign(w);
       }
     }
+  } catch (...) {
+    stop_all(true);  // a failed fork or a throwing callback: no worker is left behind
+    throw;
   }
-  for (auto& w : workers) {
-    if (w.pid > 0) stop_worker(w);
-  }
-  if (interrupted || g_stop_requested != 0)
+  if (interrupted || g_stop_requested != 0) {
+    stop_all(true);
     fail("", "interrupted", "stopped by a signal; the points that finished are kept");
+  }
+}
+
+void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std::function<std::string(size_t)>& work,
+                        const JobDone& done) {
+  WorkerPool pool(options, [&](const std::string& request) { return work(std::stoull(request)); });
+  std::vector<std::string> requests;
+  requests.reserve(jobs);
+  for (size_t i = 0; i < jobs; ++i) requests.push_back(std::to_string(i));
+  pool.run(requests, done);
 }
 
 std::string json_job_line(const std::string& dir, const std::function<Json()>& body) {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "runtime/json_fwd.h"
 
@@ -20,12 +21,44 @@ struct WorkerPoolOptions {
   size_t jobs_per_worker = 64;
 };
 
-// `work` runs in a worker and returns the job's result as one line (no '\n').
-// `done` runs in this process as each job ends, in the order they end:
-// `line` is the result, or null when the worker died (then `failure` says how).
-void run_in_worker_pool(
-    size_t jobs, const WorkerPoolOptions& options, const std::function<std::string(size_t)>& work,
-    const std::function<void(size_t job, const std::string* line, const std::string& failure)>& done);
+// What a caller hears of each job, in the order jobs end: `line` is the
+// result, or null when the worker died (then `failure` says how).
+using JobDone = std::function<void(size_t job, const std::string* line, const std::string& failure)>;
+
+// Workers that outlive one batch of jobs: forked on the first run() (with
+// this process as it is then: `handler` and what it uses), kept between runs
+// and stopped with the pool. A search that asks a few jobs at a time (the
+// compiler's split search, a round per worker) then forks its workers once,
+// not per round: a fork of a large process costs tens of milliseconds of
+// page-table copies and copy-on-write faults. Each job is a request string,
+// which the worker's `handler` answers with one line (no '\n').
+class WorkerPool {
+ public:
+  using Handler = std::function<std::string(const std::string& request)>;
+  WorkerPool(WorkerPoolOptions options, Handler handler);
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+  ~WorkerPool();
+  // Runs every request; returns when each has ended. Throws SpyreError when
+  // stopped by Ctrl-C or SIGTERM (the workers are stopped then).
+  void run(const std::vector<std::string>& requests, const JobDone& done);
+  // Worker processes started so far (replacements included).
+  size_t started() const { return started_; }
+
+  struct Worker;  // a worker's process and pipes (worker_pool.cpp)
+
+ private:
+  void stop_all(bool kill);
+  WorkerPoolOptions options_;
+  Handler handler_;
+  std::vector<Worker> workers_;
+  size_t started_ = 0;
+};
+
+// `work` runs in a worker and returns the job's result as one line (no '\n');
+// the workers live for this call only.
+void run_in_worker_pool(size_t jobs, const WorkerPoolOptions& options, const std::function<std::string(size_t)>& work,
+                        const JobDone& done);
 
 // A job's answer as one line: the JSON `body` returns, or {"error": message}
 // when it throws; the job's scratch folder `dir` is removed either way.

@@ -141,7 +141,10 @@ OpSplitQuery op_split_query(const Graph& g, const Op& op, const std::vector<std:
   const IterationSpace space = iteration_space(alone, alone.ops.front());
   query.op = op.type;
   query.unit = execution_unit(op.type);
-  query.key = op.type + " " + op.attrs.dump() + " cores<=" + std::to_string(options.cores);
+  // Everything the division's program depends on besides the card (the
+  // split-time store keeps times by this key across compiles).
+  query.key = op.type + " " + op.attrs.dump() + " cores<=" + std::to_string(options.cores) +
+              (options.placement == HbmPlacement::Packed ? " packed" : "");
   for (int t : op.inputs) query.key += " " + operand_key(g.tensors[static_cast<size_t>(t)]);
   for (int t : op.outputs) query.key += " -> " + operand_key(g.tensors[static_cast<size_t>(t)]);
   for (const auto& slices : candidates) {

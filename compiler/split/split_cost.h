@@ -48,9 +48,9 @@ struct OpSplitLoad {
 // card model to time them: each division compiled as a program of that op
 // alone, its operands in HBM in the layouts the graph gives them.
 struct OpSplitQuery {
-  std::string op;                   // its opFuncName
-  std::string unit;                 // where it computes: "sfp" (the SFU) or "pt" (the PT array)
-  std::string key;                  // the op and its operands: two queries with one key time alike
+  std::string op;    // its opFuncName
+  std::string unit;  // where it computes: "sfp" (the SFU) or "pt" (the PT array)
+  std::string key;   // the op and its operands: two queries with one key time alike (across compiles too)
   std::vector<std::string> splits;  // each division as the decisions print it ("x=16 out=2")
   std::vector<OpSplitLoad> loads;   // per division
   // Division i's program: every file by its path relative to the program

@@ -1,6 +1,7 @@
 #include "sim/hw/lpddr5.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 
@@ -69,9 +70,16 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
   // Admission: wait once, until every channel the request touches has room
   // in its queue. (Requests admitted meanwhile may fill it a little beyond the
   // depth; re-checking would wake every waiting initiator for each slot.)
+  // The channel of each chunk, hashed once here (the loop below needs them
+  // again); a request of more chunks than kChunks hashes the rest again.
+  constexpr size_t kChunks = 32;
+  std::array<uint32_t, kChunks> chunk_channel{};
   double backlog_end = 0;
-  for (int64_t a = first - first % interleave_; a < first + length; a += interleave_) {
-    backlog_end = std::max(backlog_end, channels_[channel_of(a)].free_at_ns);
+  size_t chunks = 0;
+  for (int64_t a = first - first % interleave_; a < first + length; a += interleave_, ++chunks) {
+    const size_t c = channel_of(a);
+    if (chunks < kChunks) chunk_channel[chunks] = static_cast<uint32_t>(c);
+    backlog_end = std::max(backlog_end, channels_[c].free_at_ns);
   }
   wait_until_ns(backlog_end - queue_ns_);
   arrival = std::max(arrival, now_ns());
@@ -81,9 +89,9 @@ void Lpddr5::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
   int64_t address = first;
   int64_t remaining = length;
   double last_chunk_end = arrival;
-  while (remaining > 0) {
+  for (size_t index = 0; remaining > 0; ++index) {
     const int64_t chunk = std::min(remaining, interleave_ - address % interleave_);
-    Channel& ch = channels_[channel_of(address)];
+    Channel& ch = channels_[index < kChunks ? chunk_channel[index] : channel_of(address)];
     const double start = std::max(arrival, ch.free_at_ns);
     // The access's own cost, shared by its chunks in proportion to their bytes.
     double duration = static_cast<double>(chunk) * (ns_per_byte + access_ns_ / static_cast<double>(length));

@@ -66,7 +66,17 @@ void MemoryCache::link_newest(int32_t slot) {
   newest_ = slot;
 }
 
-MemoryCache::Entry& MemoryCache::touch(int64_t line) {
+std::unique_ptr<MemoryCache::RequestScratch> MemoryCache::take_scratch() {
+  if (scratch_pool_.empty()) return std::make_unique<RequestScratch>();
+  std::unique_ptr<RequestScratch> scratch = std::move(scratch_pool_.back());
+  scratch_pool_.pop_back();
+  scratch->fills.clear();
+  scratch->shared.clear();
+  scratch->around.clear();
+  return scratch;
+}
+
+MemoryCache::Entry& MemoryCache::touch(int64_t line, tlm::tlm_generic_payload& request) {
   if (const int32_t held = where_.find(line); held >= 0) {
     if (held != newest_) {
       unlink(held);
@@ -89,19 +99,18 @@ MemoryCache::Entry& MemoryCache::touch(int64_t line) {
     free_slots_.push_back(oldest);
     --held_;
     if (victim.dirty != 0) {
-      write_back(victim);
+      write_back(victim, request);
       // The write-back may have waited in LPDDR5 while other requests
       // evicted the line just added: look it up again, re-adding it if so.
       Entry* again = find(line);
-      return again != nullptr ? *again : touch(line);
+      return again != nullptr ? *again : touch(line, request);
     }
   }
   return added;
 }
 
-void MemoryCache::write_back(const Entry& victim) {
+void MemoryCache::write_back(const Entry& victim, tlm::tlm_generic_payload& wb) {
   const int64_t bytes = std::popcount(victim.dirty) * sector_bytes_;
-  tlm::tlm_generic_payload wb;
   describe(wb, tlm::TLM_WRITE_COMMAND, victim.line * line_bytes_ + std::countr_zero(victim.dirty) * sector_bytes_,
            bytes);
   sc_core::sc_time ignored = sc_core::SC_ZERO_TIME;  // the evicting request does not wait for it
@@ -120,9 +129,8 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   // A read fills the sectors (sticks) it misses from LPDDR5: DRAM serves at
   // least every byte the cores read that the cache did not hold (byte
   // conservation), and no neighbour's bytes a strided read skipped.
-  std::vector<std::pair<int64_t, int64_t>> fills;   // (address, bytes) runs of missed sectors
-  std::vector<int64_t> shared;                      // lines it hit: their fill may still be out
-  std::vector<std::pair<int64_t, int64_t>> around;  // (address, bytes) runs written past the cache
+  std::unique_ptr<RequestScratch> scratch = take_scratch();
+  auto& [fills, shared, around, dram_request] = *scratch;
   int64_t around_bytes = 0;
   for (int64_t line = first / line_bytes_; line * line_bytes_ < first + length; ++line) {
     const int64_t base = line * line_bytes_;
@@ -140,7 +148,7 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
       around_bytes += bytes;
       continue;
     }
-    Entry& entry = touch(line);
+    Entry& entry = touch(line, dram_request);
     if (write) {
       entry.valid |= mask;
       entry.dirty |= mask;
@@ -166,10 +174,9 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   free_at_ns_ = start + static_cast<double>(length - around_bytes) * ns_per_byte_;
   double done = around_bytes == length ? arrival : free_at_ns_ + hit_latency_ns_;
   for (const auto& [address, bytes] : around) {
-    tlm::tlm_generic_payload past;
-    describe(past, tlm::TLM_WRITE_COMMAND, address, bytes);
+    describe(dram_request, tlm::TLM_WRITE_COMMAND, address, bytes);
     sc_core::sc_time dram_delay = delay;
-    dram->b_transport(past, dram_delay);
+    dram->b_transport(dram_request, dram_delay);
     done = std::max(done, now_ns() + dram_delay.to_seconds() * 1e9);
   }
   int64_t filled = 0;
@@ -181,7 +188,7 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
     // A run whose first bytes miss starts a run in LPDDR5 too.
     const bool run_start = payload.get_extension<RunStart>() != nullptr && fills.front().first == first;
     for (const auto& [address, bytes] : fills) {
-      tlm::tlm_generic_payload fill;
+      tlm::tlm_generic_payload& fill = dram_request;
       describe(fill, tlm::TLM_READ_COMMAND, address, bytes);
       sc_core::sc_time dram_delay = delay;
       RunStart starts;
@@ -206,6 +213,7 @@ void MemoryCache::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::s
   }
   delay = ns(done - now_ns());
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  scratch_pool_.push_back(std::move(scratch));
 }
 
 double MemoryCache::flush() {

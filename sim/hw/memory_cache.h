@@ -22,6 +22,7 @@
 // what the card did between them (measurement_protocol.h, flush()).
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <tlm_utils/multi_passthrough_target_socket.h>
@@ -70,8 +71,20 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
   // Marks the line most recently used, allocating it (empty) if absent. An
   // eviction's write-back may wait in LPDDR5: the entry returned is the
   // line's entry after that wait.
-  Entry& touch(int64_t line);
-  void write_back(const Entry& victim);
+  // `request`: a payload of the caller's for the write-back.
+  Entry& touch(int64_t line, tlm::tlm_generic_payload& request);
+  void write_back(const Entry& victim, tlm::tlm_generic_payload& request);
+  // One request's working lists and the payload of its own LPDDR5 requests,
+  // kept for the next request (no allocation per request: there are
+  // millions). Other initiators' requests run while one waits in LPDDR5, so
+  // each request in progress takes its own from the pool and gives it back.
+  struct RequestScratch {
+    std::vector<std::pair<int64_t, int64_t>> fills;   // (address, bytes) runs of missed sectors
+    std::vector<int64_t> shared;                      // lines it hit: their fill may still be out
+    std::vector<std::pair<int64_t, int64_t>> around;  // (address, bytes) runs written past the cache
+    tlm::tlm_generic_payload dram_request;
+  };
+  std::unique_ptr<RequestScratch> take_scratch();
   // The line's entry, nullptr when the cache does not hold it.
   Entry* find(int64_t line);
   void unlink(int32_t slot);
@@ -90,6 +103,7 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
   int32_t newest_ = -1, oldest_ = -1;
   int64_t held_ = 0;
   LineTable where_;  // line -> slot
+  std::vector<std::unique_ptr<RequestScratch>> scratch_pool_;
   Stats stats_;
 };
 

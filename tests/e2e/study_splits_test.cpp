@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,6 +14,7 @@
 #include "runtime/arch_config.h"
 #include "runtime/error.h"
 #include "studies/split_cost_sim.h"
+#include "studies/split_time_store.h"
 #include "studies/study_splits.h"
 #include "test_support.h"
 
@@ -115,6 +118,58 @@ TEST(StudySplits, TheLowerBoundHoldsAndPruningKeepsTheFastest) {
   }
 }
 
+// The split-time store: a time kept is found by a later store of the same
+// simulator and card, not by one of another card; lines cut short and
+// failed runs are not kept; a folder that cannot be made leaves it off.
+TEST(SplitTimeStore, KeepsTimesPerCardAcrossInstances) {
+  TempDir dir;
+  const ArchConfig arch = load_arch("", {});
+  {
+    studies::SplitTimeStore store(dir.path(), arch);
+    ASSERT_FALSE(store.path().empty());
+    EXPECT_FALSE(store.find("bmm 1x64x64x64", "1_1_1_1"));
+    store.add("bmm 1x64x64x64", "1_1_1_1", 12.345678901234567);
+    store.add("bmm 1x64x64x64", "1_1_2_1", std::numeric_limits<double>::infinity());
+    std::ofstream(store.path(), std::ios::app) << "{\"key\":\"bmm 1x64x64x64\",\"split\":\"1_2";  // killed mid-line
+  }
+  studies::SplitTimeStore again(dir.path(), arch);
+  EXPECT_EQ(again.find("bmm 1x64x64x64", "1_1_1_1"), 12.345678901234567);
+  EXPECT_FALSE(again.find("bmm 1x64x64x64", "1_1_2_1"));
+  EXPECT_FALSE(again.find("bmm 1x64x64x128", "1_1_1_1"));
+  studies::SplitTimeStore other_card(dir.path(), load_arch("", {"lpddr5.read_gbps=300"}));
+  EXPECT_NE(other_card.path(), again.path());
+  EXPECT_FALSE(other_card.find("bmm 1x64x64x64", "1_1_1_1"));
+  std::ofstream(dir.file("file")) << "x";
+  studies::SplitTimeStore off(dir.file("file") + "/under", arch);
+  EXPECT_TRUE(off.path().empty());
+  off.add("k", "s", 1.0);
+  EXPECT_FALSE(off.find("k", "s"));
+}
+
+// A second search over the same shape, in another compile, reads every time
+// the first simulated and picks the same split with the same times.
+TEST(SplitTimeStore, ASecondCompileReadsTheTimesTheFirstSimulated) {
+  TempDir dir;
+  const MatmulShape shape{1, 64, 512, 256};
+  const auto candidates = studies::matmul_split_candidates(shape, 8);
+  studies::SimulatedSplitCost first("", {}, 0, dir.path());
+  const auto times = first.matmul_kernel_us(shape, candidates);
+  EXPECT_GT(first.simulated(), 0u);
+  EXPECT_EQ(first.stored(), 0u);
+  studies::SimulatedSplitCost second("", {}, 0, dir.path());
+  const auto again = second.matmul_kernel_us(shape, candidates);
+  EXPECT_EQ(second.simulated(), 0u);
+  EXPECT_EQ(second.stored(), first.simulated());
+  EXPECT_EQ(second.workers_started(), 0u);  // nothing to run: no worker forked
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    EXPECT_EQ(again[i].kernel_us, times[i].kernel_us) << candidates[i].text();
+    EXPECT_EQ(again[i].lower_bound, times[i].lower_bound) << candidates[i].text();
+  }
+  studies::SimulatedSplitCost no_store("", {}, 0, "");
+  no_store.matmul_kernel_us(shape, candidates);
+  EXPECT_EQ(no_store.simulated(), first.simulated());
+}
+
 TEST(StudySplits, BadShapesAndOptionsGetOneLine) {
   EXPECT_EQ(run_cli("study splits --shape 512x0x256").output,
             "spyre-sim: error: --shape 512x0x256: expected sizes joined by 'x', e.g. 512x1024\n");
@@ -147,6 +202,32 @@ TEST(StudySplits, CompileByTheModelTakesTheStudysFastestSplit) {
   const auto run = run_cli("run " + dir.file("out") + " --inputs " + dir.file("io/inputs") + " --expect " +
                            dir.file("io/reference") + " --strict --quiet");
   EXPECT_EQ(run.exit_code, 0) << run.output;
+}
+
+// `compile --split-cache DIR` says how many candidates it simulated and how
+// many times it read; a second compile reads them all and decides alike;
+// `none` keeps nothing.
+TEST(StudySplits, CompileKeepsItsSplitTimesForTheNextCompile) {
+  TempDir dir;
+  const std::string compile = "compile --workload matmul --shape 64x512x256 --cores 8 --quiet --split-cache ";
+  const auto first =
+      run_cli(compile + dir.file("times") + " -o " + dir.file("a") + " --decisions " + dir.file("a.json"));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::string simulated = first.output.substr(first.output.find("split search: "));
+  const size_t n = std::stoul(simulated.substr(14));
+  EXPECT_GT(n, 0u);
+  EXPECT_EQ(simulated, "split search: " + std::to_string(n) + " candidates simulated, 0 times read from " +
+                           dir.file("times") + "\n");
+  const auto second =
+      run_cli(compile + dir.file("times") + " -o " + dir.file("b") + " --decisions " + dir.file("b.json"));
+  EXPECT_NE(second.output.find("split search: 0 candidates simulated, " + std::to_string(n) + " times read from "),
+            std::string::npos)
+      << second.output;
+  EXPECT_EQ(read_text(dir.file("a.json")), read_text(dir.file("b.json")));
+  const auto none = run_cli(compile + "none -o " + dir.file("c"));
+  EXPECT_NE(none.output.find("split search: " + std::to_string(n) + " candidates simulated, 0 times read from -"),
+            std::string::npos)
+      << none.output;
 }
 
 // Issue 12's target: on the 12 Granite matmul shapes measured on the card

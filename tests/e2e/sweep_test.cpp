@@ -2,11 +2,13 @@
 // kill, failing points recorded and named.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -161,6 +163,46 @@ TEST(WorkerPool, FailuresStayWithTheirJobAndCtrlCStopsThePool) {
   });
   EXPECT_EQ(message, "interrupted: stopped by a signal; the points that finished are kept");
   EXPECT_EQ(partial, (std::map<size_t, std::string>{{0, "ran 0"}}));
+}
+
+// A pool that outlives its runs forks its workers once: the second run's
+// jobs go to the same processes (the split search's rounds of two); a job
+// that crashes its worker fails alone and a new worker takes the rest.
+TEST(WorkerPool, KeepsItsWorkersBetweenRunsAndReplacesOneThatDies) {
+  studies::WorkerPoolOptions o;
+  o.workers = 2;
+  studies::WorkerPool pool(o, [](const std::string& request) -> std::string {
+    if (request == "crash") std::abort();
+    return request + " in " + std::to_string(::getpid());
+  });
+  auto run = [&](const std::vector<std::string>& requests) {
+    std::map<size_t, std::string> got;
+    pool.run(requests, [&](size_t i, const std::string* line, const std::string& failure) {
+      got[i] = line != nullptr ? *line : failure;
+    });
+    return got;
+  };
+  std::set<std::string> first_pids;
+  for (const auto& [i, line] : run({"a", "b", "c"})) first_pids.insert(line.substr(line.find(" in ") + 4));
+  EXPECT_LE(first_pids.size(), 2u);
+  for (const auto& [i, line] : run({"d", "e"})) {
+    EXPECT_EQ(line.substr(0, 5), std::string(1, static_cast<char>('d' + i)) + " in ");
+    EXPECT_TRUE(first_pids.count(line.substr(5))) << line << ": not one of the first run's workers";
+  }
+  EXPECT_EQ(pool.started(), 2u);
+
+  o.workers = 1;
+  studies::WorkerPool one(o, [](const std::string& request) -> std::string {
+    if (request == "crash") std::abort();
+    return "ran " + request;
+  });
+  std::map<size_t, std::string> got;
+  one.run({"crash", "f"}, [&](size_t i, const std::string* line, const std::string& failure) {
+    got[i] = line != nullptr ? *line : failure;
+  });
+  EXPECT_EQ(got.at(0), "internal error: the worker died of signal " + std::to_string(SIGABRT));
+  EXPECT_EQ(got.at(1), "ran f");
+  EXPECT_EQ(one.started(), 2u);
 }
 
 // A job's line: the body's JSON, or its error as {"error"}; its scratch
