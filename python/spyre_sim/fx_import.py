@@ -39,6 +39,9 @@ _REDUCTIONS = {"sum": "sum", "mean": "mean", "amax": "amax", "amin": "amin"}
 _VIEWS = {"view", "_unsafe_view", "reshape", "_reshape_alias"}
 _ALIASES = {"alias", "detach", "lift_fresh_copy", "lift_fresh", "contiguous"}
 _MULTI_OUTPUT = {"split", "split_with_sizes", "chunk", "unbind", "native_layer_norm"}
+# Graph ops that are views of their (first) input: the device computes nothing for them.
+_GRAPH_VIEWS = {"reshape", "view", "transpose", "permute", "slice", "narrow", "select", "flatten", "unsqueeze",
+                "squeeze", "t", "split", "chunk", "unbind", "view_as"}
 
 
 def _torch():
@@ -51,10 +54,11 @@ def _torch():
 
 def _dtype_name(dtype, float_dtype, where):
     torch = _torch()
-    names = {torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: float_dtype}
+    # bool as torch-spyre keeps it on the card: 0 and 1 in DLFloat16 (its types_mapping.h).
+    names = {torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: float_dtype, torch.bool: "float16"}
     if dtype not in names:
         raise SpyreError(f"{where}: dtype {str(dtype).replace('torch.', '')} has no device format (float16, "
-                         "bfloat16 and float32 tensors only)")
+                         "bfloat16, float32 and bool tensors only)")
     return names[dtype]
 
 
@@ -145,7 +149,8 @@ class _GraphBuilder:
     def placeholder(self, node, name, value, role):
         if not node.users:
             return None
-        self.tensors.append({"name": name, "shape": list(value.shape),
+        # A 0-d tensor (a traced scalar) as one element: the same values, broadcast alike.
+        self.tensors.append({"name": name, "shape": list(value.shape) or [1],
                              "dtype": _dtype_name(value.dtype, self.float_dtype, f"'{name}'"), "role": role})
         return name
 
@@ -237,6 +242,10 @@ class _GraphBuilder:
             dtype = kwargs.get("dtype")
             if dtype is None:
                 return args[0]
+            torch = _torch()
+            source = node.args[0].meta["tensor_meta"].dtype if "tensor_meta" in node.args[0].meta else None
+            if dtype == torch.bool and source != torch.bool:  # a number to bool: 1 where it is not 0
+                return self.emit("ne", [args[0]], out, {"scalar": 0.0})
             return self.emit("to", [args[0]], out, {"dtype": _dtype_name(dtype, self.float_dtype, node.name)})
         if packet in ("cat", "stack"):
             return self.emit(packet, list(args[0]), out, {"dim": args[1] if len(args) > 1 else kwargs.get("dim", 0)})
@@ -413,9 +422,20 @@ def to_graph(module, example_inputs, name=None, float_dtype="float16"):
     return graph, weights, inputs, output_names
 
 
+def _view_of_input(builder, tensor):
+    """Whether `tensor` is a graph input, weight or constant, or views of one (no op computes it)."""
+    while tensor in builder.producer:
+        op = builder.producer[tensor]
+        if op["op"] not in _GRAPH_VIEWS:
+            return False
+        tensor = op["inputs"][0]
+    return True
+
+
 def _declare_outputs(builder, outputs):
     """Names the forward's results output, output_1, ...; a result that is a graph input,
-    a weight or another result is copied (a graph output is written by its own op)."""
+    a weight, a view of one (a lone transpose, an index) or another result is copied, as
+    torch returns its values (a graph output is written by its own op)."""
     names = ["output"] if len(outputs) == 1 else [f"output_{i}" for i in range(len(outputs))]
     declared = {t["name"] for t in builder.tensors}
     renamed = {}
@@ -423,7 +443,7 @@ def _declare_outputs(builder, outputs):
         tensor = builder.value.get(result) if not isinstance(result, (int, float)) else None
         if tensor is None:
             raise SpyreError(f"spyre_sim.compile: the forward's result '{name}' is not a tensor")
-        if tensor in declared or tensor in renamed or tensor not in builder.producer:
+        if tensor in declared or tensor in renamed or _view_of_input(builder, tensor):
             builder.emit("clone", [tensor], name)
         else:
             renamed[tensor] = name

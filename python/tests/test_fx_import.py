@@ -235,3 +235,51 @@ def test_masked_fill_and_where_with_numbers_match_the_cpu(tmp_path):
     assert sum(op["op"] == "where" for op in graph["ops"]) == 2
     assert sorted(t["value"] for t in graph["tensors"] if t.get("role") == "constant") == [-1e4, 0.0, 2.0]
     assert [t["shape"] for t in graph["tensors"] if t["name"].startswith("_tensor_constant")] == [[128], [1]]
+
+
+def test_a_result_that_only_views_an_input_is_copied_out(tmp_path):
+    # A lone transpose or index computes nothing on the device; torch still returns its
+    # values, so the program copies them into the output (as traced model op lists call them).
+    x = torch.rand(1, 8, 64, 128)
+    for i, forward in enumerate([lambda x: x.transpose(1, 2), lambda x: x[:, 2:5], lambda x: x.unsqueeze(0)]):
+        module = type("View", (torch.nn.Module,), {"forward": lambda self, x, f=forward: f(x)})()
+        compiled = spyre_sim.compile(module, (x,), str(tmp_path / str(i)))
+        errors, _ = compiled.compare(x)
+        assert errors["output"] <= 2**-10, (i, errors)
+        ops = [op["op"] for op in json.loads((tmp_path / str(i) / "graph.json").read_text())["ops"]]
+        assert ops[-1] == "clone", ops
+
+
+def test_bool_tensors_are_dlfloat16_zeros_and_ones(tmp_path):
+    # torch-spyre keeps bool on the card as SEN169_FP16 0 and 1 (its types_mapping.h).
+    class Masked(torch.nn.Module):
+        def forward(self, x, mask):
+            return torch.where(mask, x, torch.zeros_like(x)) + mask.to(torch.float32) + (x > 0.75).float()
+
+    # Values DLFloat16 holds exactly, none on a comparison's boundary.
+    x, mask = (torch.randint(0, 64, (64, 128)) + 0.5) / 64, torch.rand(64, 128) > 0.5
+    compiled = spyre_sim.compile(Masked(), (x, mask), str(tmp_path / "where"))
+    errors, _ = compiled.compare(x, mask)
+    assert errors["output"] <= 2**-9, errors
+    graph = json.loads((tmp_path / "where" / "graph.json").read_text())
+    assert {t["name"]: t.get("dtype") for t in graph["tensors"]}["mask"] == "float16"
+
+    class ToBool(torch.nn.Module):
+        def forward(self, x):
+            return (x * 4).floor().to(torch.bool)  # 0 exactly below 0.25, 1 above
+
+    compiled = spyre_sim.compile(ToBool(), (x,), str(tmp_path / "to"))
+    errors, _ = compiled.compare(x)
+    assert errors["output"] == 0, errors
+
+
+def test_a_zero_dim_input_is_one_element(tmp_path):
+    class Scaled(torch.nn.Module):
+        def forward(self, x, s):
+            return x * s
+
+    x, s = torch.rand(8, 64), torch.tensor(0.25)
+    errors, _ = spyre_sim.compile(Scaled(), (x, s), str(tmp_path)).compare(x, s)
+    assert errors["output"] <= 2**-9, errors
+    graph = json.loads((tmp_path / "graph.json").read_text())
+    assert {t["name"]: t.get("shape") for t in graph["tensors"]}["s"] == [1]
