@@ -5,10 +5,21 @@ namespace spyre {
 std::optional<DataFormat> parse_data_format(const std::string& name) {
   if (name == "SEN169_FP16") return DataFormat::Dl16;
   if (name == "IEEE_FP32") return DataFormat::Fp32;
+  if (name == "IEEE_INT32") return DataFormat::Int32;
   return std::nullopt;
 }
 
-const char* data_format_name(DataFormat format) { return format == DataFormat::Dl16 ? "SEN169_FP16" : "IEEE_FP32"; }
+const char* data_format_name(DataFormat format) {
+  switch (format) {
+    case DataFormat::Dl16:
+      return "SEN169_FP16";
+    case DataFormat::Fp32:
+      return "IEEE_FP32";
+    case DataFormat::Int32:
+      return "IEEE_INT32";
+  }
+  return "?";
+}
 
 int word_bytes(DataFormat format) { return format == DataFormat::Dl16 ? 2 : 4; }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Device data formats named in SuperDSC dataFormat_ fields.
 
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -13,6 +14,10 @@ namespace spyre {
 enum class DataFormat {
   Dl16,  // "SEN169_FP16": DLFloat16, the device's 16-bit float
   Fp32,  // "IEEE_FP32"
+  // "IEEE_INT32": torch-spyre keeps int32 and int64 tensors in it (int64
+  // narrowed: its types_mapping.h) and computes on them in fp32, converting
+  // with the int32tofp32 and fp32toint32 ops.
+  Int32,
 };
 
 std::optional<DataFormat> parse_data_format(const std::string& name);
@@ -23,11 +28,25 @@ int word_bytes(DataFormat format);
 // holds 128 / word_bytes elements of the stick dimension.
 constexpr int64_t kStickBytes = 128;
 
+// A value stored as IEEE_INT32: truncated toward zero, as a cast to an
+// integer dtype does in PyTorch, and saturated at the int32 range (NaN: 0).
+inline int32_t to_int32(float value) {
+  if (!(value == value)) return 0;
+  if (value >= 2147483647.0f) return INT32_MAX;
+  if (value <= -2147483648.0f) return INT32_MIN;
+  return static_cast<int32_t>(value);
+}
+
 inline float load_element(DataFormat format, const uint8_t* p) {
   if (format == DataFormat::Dl16) {
     uint16_t bits;
     std::memcpy(&bits, p, 2);
     return dl16_to_float(bits);
+  }
+  if (format == DataFormat::Int32) {
+    int32_t value;
+    std::memcpy(&value, p, 4);
+    return static_cast<float>(value);
   }
   float value;
   std::memcpy(&value, p, 4);
@@ -38,6 +57,9 @@ inline void store_element(DataFormat format, uint8_t* p, float value) {
   if (format == DataFormat::Dl16) {
     const uint16_t bits = float_to_dl16(value);
     std::memcpy(p, &bits, 2);
+  } else if (format == DataFormat::Int32) {
+    const int32_t word = to_int32(value);
+    std::memcpy(p, &word, 4);
   } else {
     std::memcpy(p, &value, 4);
   }
@@ -45,6 +67,7 @@ inline void store_element(DataFormat format, uint8_t* p, float value) {
 
 // The value a result takes once rounded to the format.
 inline float round_to_format(DataFormat format, float value) {
+  if (format == DataFormat::Int32) return static_cast<float>(to_int32(value));
   return format == DataFormat::Dl16 ? round_dl16(value) : value;
 }
 

@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "runtime/data_format.h"
 #include "runtime/error.h"
 #include "runtime/numerics.h"
 #include "runtime/user_files.h"
@@ -186,7 +187,7 @@ void read_npy_into(const std::string& path, NpyArray& array) {
 
 void write_npy(const std::string& path, const std::vector<int64_t>& shape, const std::vector<float>& values,
                const std::string& dtype) {
-  if (dtype != "f2" && dtype != "f4") fail(path, "", "can only write f2 or f4 arrays");
+  if (dtype != "f2" && dtype != "f4" && dtype != "i4") fail(path, "", "can only write f2, f4 or i4 arrays");
   std::string header = "{'descr': '<" + dtype + "', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
   // Pad so the data starts on a 64-byte boundary (magic 6 + version 2 + length 2).
   const size_t unpadded = 10 + header.size() + 1;
@@ -207,6 +208,10 @@ void write_npy(const std::string& path, const std::vector<int64_t>& shape, const
       for (size_t i = 0; i < n; ++i) data[i] = float_to_half(values[first + i]);
       out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(n * 2));
     }
+  } else if (dtype == "i4") {
+    std::vector<int32_t> data(values.size());
+    for (size_t i = 0; i < values.size(); ++i) data[i] = to_int32(values[i]);
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * 4));
   } else {
     out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
   }

@@ -241,9 +241,12 @@ std::vector<OpInfo> builtin_rows() {
       copy("ReStickifyOpHBM", ""),
       copy("restickify", ""),
       copy("shuffle", "", K::Shuffle),
-      // dtype conversions torch-spyre emits (constants.py, dtype_ops.py): fp16/bf16 <-> fp32.
+      // dtype conversions torch-spyre emits (constants.py, dtype_ops.py): fp16/bf16 <-> fp32,
+      // int32 (int64 narrowed) <-> fp32; the output's format rounds (fp32toint32 truncates).
       copy("dl16tofp32", ""),
       copy("fp32todl16", ""),
+      copy("int32tofp32", ""),
+      copy("fp32toint32", ""),
       // Reductions (the output is also listed among the inputs).
       reduction("sum", "sum", S::ReduceStick, R::Sum, {sum_case}, "sumnonstick"),
       reduction("sumnonstick", "", S::Reduce, R::Sum, {sum_case}),

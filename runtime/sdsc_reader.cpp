@@ -104,7 +104,7 @@ std::map<int, DimMap> read_core_slices(const JsonNode& node) {
 DataFormat read_format(const JsonNode& node) {
   const std::string name = node.as_string();
   auto format = parse_data_format(name);
-  if (!format) node.error("unsupported data format '" + name + "' (supported: SEN169_FP16, IEEE_FP32)");
+  if (!format) node.error("unsupported data format '" + name + "' (supported: SEN169_FP16, IEEE_FP32, IEEE_INT32)");
   return *format;
 }
 
@@ -455,6 +455,10 @@ class SdscParser {
       if (c.format == DataFormat::Dl16) {
         if (c.bits > 0xFFFF) word.error("a SEN169_FP16 constant must fit in 16 bits");
         c.value = dl16_to_float(static_cast<uint16_t>(c.bits));
+      } else if (c.format == DataFormat::Int32) {
+        int32_t word = 0;
+        std::memcpy(&word, &c.bits, 4);
+        c.value = static_cast<float>(word);
       } else {
         std::memcpy(&c.value, &c.bits, 4);
       }

@@ -101,7 +101,7 @@ RunOutcome run_bundle(const RunOptions& o) {
     fs::create_directories(o.outputs_dir);
     for (const HostTensor* t : outputs) {
       write_npy((fs::path(o.outputs_dir) / (t->name + ".npy")).string(), t->host_shape(), outcome.outputs.at(t->name),
-                o.output_dtype);
+                t->format == DataFormat::Int32 ? "i4" : o.output_dtype);
     }
   }
   if (!o.expect_dir.empty()) {

@@ -24,6 +24,11 @@ std::string index_key(std::initializer_list<int64_t> index) {
 uint32_t constant_bits(DataFormat format, float value) {
   if (format == DataFormat::Dl16) return float_to_dl16(value);
   uint32_t bits = 0;
+  if (format == DataFormat::Int32) {
+    const int32_t word = to_int32(value);
+    std::memcpy(&bits, &word, 4);
+    return bits;
+  }
   std::memcpy(&bits, &value, 4);
   return bits;
 }

@@ -15,7 +15,8 @@ namespace {
 
 constexpr EnumName<DType> kDTypes[] = {{DType::F16, "float16"},   {DType::F16, "fp16"},  {DType::F16, "half"},
                                        {DType::BF16, "bfloat16"}, {DType::BF16, "bf16"}, {DType::F32, "float32"},
-                                       {DType::F32, "fp32"},      {DType::F32, "float"}};
+                                       {DType::F32, "fp32"},      {DType::F32, "float"}, {DType::I32, "int32"},
+                                       {DType::I32, "int64"},     {DType::I32, "int"},   {DType::I32, "long"}};
 constexpr EnumName<Role> kRoles[] = {{Role::Input, "input"},
                                      {Role::Weight, "weight"},
                                      {Role::Output, "output"},
@@ -27,7 +28,10 @@ constexpr EnumName<Role> kRoles[] = {{Role::Input, "input"},
 bool parse_dtype(const std::string& text, DType& out) { return parse_enum(kDTypes, text, out); }
 const char* dtype_name(DType dtype) { return enum_name(kDTypes, dtype); }
 
-DataFormat device_format(DType dtype) { return dtype == DType::F32 ? DataFormat::Fp32 : DataFormat::Dl16; }
+DataFormat device_format(DType dtype) {
+  if (dtype == DType::I32) return DataFormat::Int32;
+  return dtype == DType::F32 ? DataFormat::Fp32 : DataFormat::Dl16;
+}
 
 int64_t stick_elems(DType dtype) { return kStickBytes / word_bytes(device_format(dtype)); }
 
@@ -284,7 +288,9 @@ Graph parse_graph(const Json& document, const std::string& file) {
     if (auto shape = node.find("shape")) t.shape = shape->as_int_list();
     if (auto dtype = node.find("dtype")) {
       if (!parse_dtype(dtype->as_string(), t.dtype))
-        dtype->error("unsupported dtype '" + dtype->as_string() + "' (the device has float16, bfloat16, float32)");
+        dtype->error("unsupported dtype '" + dtype->as_string() +
+                     "' (the device has float16, bfloat16, float32, int32; int64 is kept as int32)");
+      t.dtype_given = true;
     }
     if (auto role = node.find("role")) {
       if (!parse_role(role->as_string(), t.role))

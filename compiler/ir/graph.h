@@ -18,9 +18,12 @@
 
 namespace spyre::compiler {
 
-enum class DType { F16, BF16, F32 };
-bool parse_dtype(const std::string& text, DType& out);  // float16/fp16/half, bfloat16/bf16, float32/fp32/float
-const char* dtype_name(DType dtype);                    // "float16", ...
+// I32: integer tensors, int32 and int64 alike (torch-spyre narrows int64 to
+// the device's IEEE_INT32 and computes on integers in fp32).
+enum class DType { F16, BF16, F32, I32 };
+// float16/fp16/half, bfloat16/bf16, float32/fp32/float, int32/int64/int/long
+bool parse_dtype(const std::string& text, DType& out);
+const char* dtype_name(DType dtype);  // "float16", ...
 // The device computes fp16 and bf16 tensors in DLFloat16 (torch-spyre: SEN169_FP16).
 DataFormat device_format(DType dtype);
 int64_t stick_elems(DType dtype);  // elements per 128-byte stick on the device
@@ -33,6 +36,7 @@ struct Tensor {
   std::string name;
   std::vector<int64_t> shape;
   DType dtype = DType::F16;
+  bool dtype_given = false;  // the graph file names it (else ops decide it)
   Role role = Role::Intermediate;
   float value = 0;  // Role::Constant: every element
 

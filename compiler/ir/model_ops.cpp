@@ -255,7 +255,7 @@ DType dtype_attr(const Json& attrs, const std::string& where) {
   if (!parse_dtype(attrs.at("dtype").get<std::string>(), dtype))
     fail("", where,
          "attribute 'dtype' '" + attrs.at("dtype").get<std::string>() +
-             "' is not a device dtype (float16, bfloat16, float32)");
+             "' is not a device dtype (float16, bfloat16, float32, int32, int64)");
   return dtype;
 }
 

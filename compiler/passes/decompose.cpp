@@ -6,8 +6,10 @@
 // Reductions keep the reduced dim internally (size 1); a model tensor that
 // drops it is a reshape view of the kept one, or just reports a host shape.
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "compiler/ir/model_ops.h"
 #include "compiler/passes/passes.h"
@@ -95,6 +97,92 @@ class Decomposer {
     Json attrs = {{"shape", to}};
     emit("reshape", {in}, t, attrs);
     return t;
+  }
+
+  // `in` converted to `to` as torch-spyre's DtypeOpTable converts: fp16 and
+  // bf16 share a device format (an identity), fp32 is the hub (dl16tofp32 /
+  // fp32todl16), integers go through it (int32tofp32 / fp32toint32).
+  int cast(int in, DType to, const std::string& suffix, int into = -1) {
+    const DataFormat from_format = device_format(tensor(in).dtype), to_format = device_format(to);
+    const Shape s = shape(in);
+    auto step = [&](const std::string& type, int x, DType dtype, bool last) {
+      const int t = last && into >= 0 ? into : temp(suffix, s, dtype);
+      emit(type, {x}, t);
+      return t;
+    };
+    if (from_format == to_format) return step("identity", in, to, true);
+    int x = in;
+    if (from_format == DataFormat::Dl16) x = step("dl16tofp32", x, DType::F32, to_format == DataFormat::Fp32);
+    if (from_format == DataFormat::Int32) x = step("int32tofp32", x, DType::F32, to_format == DataFormat::Fp32);
+    if (to_format == DataFormat::Dl16) return step("fp32todl16", x, to, true);
+    if (to_format == DataFormat::Int32) return step("fp32toint32", x, to, true);
+    return x;
+  }
+
+  // torch-spyre computes on integer tensors in fp32 (its lowering's
+  // with_int64_fallback): the integer operands converted to the op's float
+  // dtype (that of its float operands, else fp32), the op computed there and
+  // its result converted to the dtype the graph declares for it (an integer
+  // for arithmetic, a bool, kept as float16 0/1, for a comparison).
+  static bool computes_on_values(const ModelOp& m) {
+    switch (m.kind) {
+      case ModelOpKind::Cast:
+      case ModelOpKind::View:
+      case ModelOpKind::Expand:
+      case ModelOpKind::Repeat:
+      case ModelOpKind::Cat:
+      case ModelOpKind::Fill:
+      case ModelOpKind::Collective:
+        return false;
+      default:
+        return m.device_op != "identity";  // clone, contiguous: a copy of the words
+    }
+  }
+
+  // The dtype of an op's result with integer operands: what the graph
+  // declares, else PyTorch's: a comparison's is a bool (float16 0/1 on the
+  // card), true division's a float, with a float operand that operand's
+  // dtype, else an integer.
+  DType result_on_integers(const ModelOp& m, const Op& op, DType compute) const {
+    const Tensor& out = tensor(op.outputs[0]);
+    if (out.dtype_given) return out.dtype;
+    static const std::set<std::string> kBoolResults = {
+        "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "isnan", "isinf"};
+    if (kBoolResults.count(m.name)) return DType::F16;
+    const bool float_operand =
+        std::any_of(op.inputs.begin(), op.inputs.end(), [&](int t) { return tensor(t).dtype != DType::I32; });
+    if (float_operand) return compute;
+    return m.name == "div" ? DType::F32 : DType::I32;
+  }
+
+  void lower_on_floats(const Op& op) {
+    DType compute = DType::F32;
+    for (int t : op.inputs) {
+      if (tensor(t).dtype != DType::I32) {
+        compute = tensor(t).dtype;
+        break;
+      }
+    }
+    const int out = op.outputs[0];
+    const DType declared = result_on_integers(*find_model_op(op.type), op, compute);
+    out_.tensors[static_cast<size_t>(out)].dtype = declared;
+    base_name_ = tensor(out).name;
+    origin_ = model_.describe(op);
+    Op on_floats = op;
+    std::map<int, int> converted;  // an operand used twice (x * x) is converted once
+    for (int& t : on_floats.inputs) {
+      if (tensor(t).dtype != DType::I32) continue;
+      auto [it, fresh] = converted.try_emplace(t, -1);
+      if (fresh) it->second = cast(t, compute, "as_" + std::string(dtype_name(compute)));
+      t = it->second;
+    }
+    if (declared != compute) on_floats.outputs = {temp("on_" + std::string(dtype_name(compute)), shape(out), compute)};
+    lower(on_floats);
+    if (declared != compute) {
+      base_name_ = tensor(out).name;
+      origin_ = model_.describe(op);
+      cast(on_floats.outputs[0], declared, "cast", out);
+    }
   }
 
   int transpose_last(int in, const std::string& suffix) {
@@ -289,6 +377,11 @@ class Decomposer {
     loop_group_ = op.loop_group;
     const int out = op.outputs[0];
     base_name_ = tensor(out).name;
+    if (computes_on_values(*m) &&
+        std::any_of(op.inputs.begin(), op.inputs.end(), [&](int t) { return tensor(t).dtype == DType::I32; })) {
+      lower_on_floats(op);
+      return;
+    }
     const DType dtype = op.inputs.empty() ? tensor(out).dtype : tensor(op.inputs[0]).dtype;
     std::vector<DType> dtypes;
     for (int t : op.inputs) {
@@ -440,10 +533,7 @@ class Decomposer {
         }
         return;
       case ModelOpKind::Cast: {
-        // torch-spyre's DtypeOpTable: fp16 <-> bf16 keep the device format
-        // (an identity); to and from fp32 convert it.
-        const DataFormat from = device_format(dtype), to = device_format(tensor(out).dtype);
-        emit(from == to ? "identity" : to == DataFormat::Fp32 ? "dl16tofp32" : "fp32todl16", {in[0]}, out);
+        cast(in[0], tensor(out).dtype, "cast", out);
         return;
       }
       case ModelOpKind::Expand: {

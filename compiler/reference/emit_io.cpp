@@ -86,7 +86,9 @@ void generate_inputs(const Graph& g, uint64_t seed,
     const Tensor& tensor = g.tensors[t];
     if (tensor.role != Role::Input && tensor.role != Role::Weight) continue;
     float scale = 1.0f, shift = 0.0f;
-    if (domains.near_one.count(static_cast<int>(t))) {
+    if (tensor.dtype == DType::I32) {
+      scale = 64.0f;  // integers in (-64, 64): indices and positions, exact in every float dtype
+    } else if (domains.near_one.count(static_cast<int>(t))) {
       scale = 0.25f;  // (0.75, 1.25): a product of 256 factors is e^(-2.7 +- 2.3)
       shift = 1.0f;
     } else if (domains.positive.count(static_cast<int>(t))) {
@@ -143,7 +145,10 @@ std::string stage_io(const Graph& g, uint64_t seed, const std::string& dir) {
     generate_inputs(
         g, seed,
         [&](const Tensor& t, const std::vector<float>& v) {
-          write_npy(inputs_file(staged, t).string(), t.shape, v, t.dtype == DType::F16 ? "f2" : "f4");
+          write_npy(inputs_file(staged, t).string(), t.shape, v,
+                    t.dtype == DType::F16   ? "f2"
+                    : t.dtype == DType::I32 ? "i4"
+                                            : "f4");
         },
         buffer);
     const InputSource read_back = [&](const Tensor& t, std::vector<float>& values) {

@@ -35,6 +35,8 @@ _BINARY = {
     "add": "add", "sub": "sub", "mul": "mul", "div": "div", "maximum": "maximum", "minimum": "minimum",
     "eq": "eq", "ne": "ne", "ge": "ge", "le": "le", "gt": "gt", "lt": "lt", "logical_and": "logical_and",
 }
+# In-place forms (x.add_(y), ...) of these run out of place; later readers of x read the result.
+_IN_PLACE = set(_UNARY) | set(_BINARY) | {"clamp", "clamp_min", "clamp_max", "masked_fill", "pow", "floor_divide"}
 _REDUCTIONS = {"sum": "sum", "mean": "mean", "amax": "amax", "amin": "amin"}
 _VIEWS = {"view", "_unsafe_view", "reshape", "_reshape_alias"}
 _ALIASES = {"alias", "detach", "lift_fresh_copy", "lift_fresh", "contiguous"}
@@ -54,11 +56,13 @@ def _torch():
 
 def _dtype_name(dtype, float_dtype, where):
     torch = _torch()
-    # bool as torch-spyre keeps it on the card: 0 and 1 in DLFloat16 (its types_mapping.h).
-    names = {torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: float_dtype, torch.bool: "float16"}
+    # As torch-spyre keeps them on the card (its types_mapping.h): bool as 0 and 1 in DLFloat16,
+    # int64 narrowed to int32 (IEEE_INT32; the compiler computes on integers in fp32).
+    names = {torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: float_dtype, torch.bool: "float16",
+             torch.int64: "int32", torch.int32: "int32"}
     if dtype not in names:
         raise SpyreError(f"{where}: dtype {str(dtype).replace('torch.', '')} has no device format (float16, "
-                         "bfloat16, float32 and bool tensors only)")
+                         "bfloat16, float32, int32, int64 and bool tensors only)")
     return names[dtype]
 
 
@@ -155,8 +159,17 @@ class _GraphBuilder:
         return name
 
     def call(self, node):
+        packet = getattr(getattr(node.target, "overloadpacket", None), "__name__", None)
+        if packet is None or not (packet.endswith("_") and packet[:-1] in _IN_PLACE):
+            return self.call_packet(node, packet)
+        # x.add_(y): the op out of place, and x's later readers read its result.
+        result = self.call_packet(node, packet[:-1])
+        if isinstance(node.args[0], _torch().fx.Node) and result is not None:
+            self.value[node.args[0]] = result
+        return result
+
+    def call_packet(self, node, packet):
         target = node.target
-        packet = getattr(getattr(target, "overloadpacket", None), "__name__", None)
         if target is operator.getitem:
             source, index = node.args
             pieces = self.value[source]
@@ -179,6 +192,8 @@ class _GraphBuilder:
             return self.emit("gelu", [args[0]], out)
         if packet in _BINARY:
             return self.binary(node, _BINARY[packet], args, kwargs)
+        if packet == "floor_divide":
+            return self.binary(node, "div", args, {"rounding_mode": "floor"})
         if packet == "rsub":  # other - alpha * x
             scaled = self.binary_scalar("mul", args[0], kwargs.get("alpha", args[2] if len(args) > 2 else 1),
                                         out + "_scaled")
@@ -280,16 +295,21 @@ class _GraphBuilder:
             return tensor
         return self.emit(op, [tensor], out, {"scalar": float(scalar)})
 
-    def binary(self, node, op, args, kwargs):
+    def binary(self, node, op, args, kwargs, out=None):
+        out = out or node.name
         a, b = args[0], args[1]
-        if op == "div" and kwargs.get("rounding_mode") is not None:
-            return self.refuse(node, f"rounding_mode={kwargs['rounding_mode']}")
+        rounding = kwargs.get("rounding_mode") if op == "div" else None
+        if rounding not in (None, "floor"):
+            return self.refuse(node, f"rounding_mode={rounding}")
+        if rounding == "floor":  # the quotient, then floor
+            quotient = self.binary(node, "div", args, {}, out + "_quotient")
+            return self.emit("floor", [quotient], out)
         alpha = kwargs.get("alpha", 1)
         if alpha != 1:
-            b = b * alpha if isinstance(b, (int, float)) else self.binary_scalar("mul", b, alpha, node.name + "_alpha")
+            b = b * alpha if isinstance(b, (int, float)) else self.binary_scalar("mul", b, alpha, out + "_alpha")
         if isinstance(b, (int, float, bool)):
-            return self.emit(op, [a], node.name, {"scalar": float(b)})
-        return self.emit(op, [a, b], node.name)
+            return self.emit(op, [a], out, {"scalar": float(b)})
+        return self.emit(op, [a, b], out)
 
     def reduction(self, node, op, args, kwargs):
         attrs = {}

@@ -91,10 +91,32 @@ def test_an_aten_op_without_a_graph_op_is_named_with_its_use(tmp_path):
     assert not (tmp_path / "program").exists()
 
 
-def test_integer_inputs_are_refused_in_one_line(tmp_path):
-    embedding = torch.nn.Embedding(16, 64)
-    with pytest.raises(spyre_sim.SpyreError, match="dtype int64 has no device format"):
-        spyre_sim.compile(embedding, (torch.tensor([[1, 2]]),), str(tmp_path))
+class Positions(torch.nn.Module):
+    """Position arithmetic as Hugging Face models trace it: int64 ids shifted in place,
+    compared, divided with floor, cast to float."""
+
+    def forward(self, ids, x):
+        ids.add_(3)
+        keep = ids <= 500
+        return x * ids.float() * keep, ids // 7, ids * 2
+
+
+def test_integer_tensors_compute_as_torch_spyre_keeps_them(tmp_path):
+    ids = torch.randint(0, 1000, (2, 64))
+    x = torch.rand(2, 64)
+    compiled = spyre_sim.compile(Positions(), (ids.clone(), x), str(tmp_path))
+    graph = json.loads((tmp_path / "graph.json").read_text())
+    assert {t["name"]: t["dtype"] for t in graph["tensors"] if "dtype" in t}["ids"] == "int32"
+    errors, result = compiled.compare(ids.clone(), x)
+    assert errors["output_1"] == 0 and errors["output_2"] == 0, errors  # integers exact
+    assert errors["output_0"] < 2 ** -8, errors
+    ops = [k["op"] for k in result["report"]["kernels"]]
+    assert "int32tofp32" in ops and "fp32toint32" in ops
+
+
+def test_a_dtype_without_a_device_format_is_refused_in_one_line(tmp_path):
+    with pytest.raises(spyre_sim.SpyreError, match="dtype uint8 has no device format"):
+        spyre_sim.compile(Positions(), (torch.tensor([[1, 2]], dtype=torch.uint8), torch.rand(1, 2)), str(tmp_path))
 
 
 def test_a_graph_path_still_compiles_a_graph(tmp_path):

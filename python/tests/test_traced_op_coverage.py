@@ -38,6 +38,11 @@ cases:
     inputs:
       - tensor: {shape: [12], stride: [1], storage_offset: 0, dtype: torch.int64, init: randint, init_args: {high: 100}}
       - value: 3
+  - name: torch.add.2
+    op: torch.add
+    inputs:
+      - tensor: {shape: [12], stride: [1], storage_offset: 0, dtype: torch.uint8, init: randint, init_args: {high: 100}}
+      - value: 3
   - name: torch.sin.1
     op: torch.sin
     inputs:
@@ -59,12 +64,13 @@ def test_each_call_is_compiled_refused_or_set_aside(tmp_path):
     rows = {r["case"]: r for r in csv.DictReader(open(tmp_path / "calls.csv"))}
     assert rows["torch.mul.1"]["status"] == "compiled"
     assert rows["torch.transpose.1"]["status"] == "compiled"  # a view: copied out
-    assert rows["torch.add.1"]["status"] == "refused"
-    assert "dtype int64 has no device format" in rows["torch.add.1"]["reason"]
+    assert rows["torch.add.1"]["status"] == "compiled"  # int64, kept as int32 as torch-spyre keeps it
+    assert rows["torch.add.2"]["status"] == "refused"
+    assert "dtype uint8 has no device format" in rows["torch.add.2"]["reason"]
     assert rows["torch.sin.1"]["status"] == "cpu-fallback"
     assert rows["torch.sym_sum.1"]["status"] == "no tensor op"
-    assert "compiled: 2 of the 3 calls spyre-sim could take (66.7%), 40.0% of all calls" in done.stdout
-    assert "torch.add: 'tensors_0': dtype int64 has no device format" in done.stdout
+    assert "compiled: 3 of the 4 calls spyre-sim could take (75.0%), 50.0% of all calls" in done.stdout
+    assert "torch.add: 'tensors_0': dtype uint8 has no device format" in done.stdout
 
 
 def test_a_file_that_is_not_an_op_list_is_named(tmp_path):

@@ -117,6 +117,8 @@ void gather(const Operand& op, int64_t base, const std::vector<int64_t>& along, 
       std::memcpy(&bits, p + along[i], 2);
       out[i] = dl16_to_float(bits);
     }
+  } else if (op.format == DataFormat::Int32) {
+    for (size_t i = 0; i < n; ++i) out[i] = load_element(DataFormat::Int32, p + along[i]);
   } else {
     for (size_t i = 0; i < n; ++i) std::memcpy(&out[i], p + along[i], 4);
   }
@@ -130,6 +132,8 @@ void scatter(const Operand& op, int64_t base, const std::vector<int64_t>& along,
       const uint16_t bits = float_to_dl16(values[i]);
       std::memcpy(p + along[i], &bits, 2);
     }
+  } else if (op.format == DataFormat::Int32) {
+    for (size_t i = 0; i < n; ++i) store_element(DataFormat::Int32, p + along[i], values[i]);
   } else {
     for (size_t i = 0; i < n; ++i) std::memcpy(p + along[i], &values[i], 4);
   }

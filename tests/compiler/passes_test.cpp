@@ -35,8 +35,10 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
             "g.json: $.ops[0] frobnicate 'y': unsupported op 'frobnicate'");
   EXPECT_EQ(graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["z"], "outputs": ["y"]})")),
             "g.json: $.ops[0].inputs[0]: unknown tensor 'z'");
-  EXPECT_EQ(graph_error(graph(R"({"name": "x", "shape": [4, 64], "dtype": "int8", "role": "input"})", "")),
-            "g.json: $.tensors[0].dtype: unsupported dtype 'int8' (the device has float16, bfloat16, float32)");
+  EXPECT_EQ(
+      graph_error(graph(R"({"name": "x", "shape": [4, 64], "dtype": "int8", "role": "input"})", "")),
+      "g.json: $.tensors[0].dtype: unsupported dtype 'int8' (the device has float16, bfloat16, float32, int32; int64 "
+      "is kept as int32)");
   EXPECT_EQ(
       graph_error(graph(x + "," + y, R"({"op": "abs", "inputs": ["x"], "outputs": ["y"], "attrs": {"alpha": 1}})")),
       "g.json: $.ops[0] abs 'y': abs does not take attribute 'alpha'");
@@ -70,8 +72,9 @@ TEST(GraphFormat, BadGraphsGetOneLineNamingTheOp) {
       graph_error(graph(x + "," + y, R"({"op": "to", "inputs": ["x"], "outputs": ["y"], "attrs": {"dtype": 32}})")),
       "g.json: $.ops[0] to 'y': attribute 'dtype' must be a dtype name");
   EXPECT_EQ(graph_error(
-                graph(x + "," + y, R"({"op": "to", "inputs": ["x"], "outputs": ["y"], "attrs": {"dtype": "int64"}})")),
-            "g.json: $.ops[0] to 'y': attribute 'dtype' 'int64' is not a device dtype (float16, bfloat16, float32)");
+                graph(x + "," + y, R"({"op": "to", "inputs": ["x"], "outputs": ["y"], "attrs": {"dtype": "uint8"}})")),
+            "g.json: $.ops[0] to 'y': attribute 'dtype' 'uint8' is not a device dtype (float16, bfloat16, float32, "
+            "int32, int64)");
   EXPECT_EQ(graph_error(graph(x + R"(, {"name": "y", "shape": [4, 64], "role": "output"})",
                               R"({"op": "float", "inputs": ["x"], "outputs": ["y"]})")),
             "g.json: $.ops[0] float 'y': declares 'y' as float16 but the op makes float32");

@@ -390,6 +390,39 @@ TEST(CompiledProgram, CastsRunAndKeepEachFormatsPrecision) {
   }
 }
 
+// Integer tensors as torch-spyre runs them (int64 narrowed to IEEE_INT32,
+// arithmetic in fp32 between int32tofp32 and fp32toint32): position ids
+// shifted and squared stay integers, a comparison is a float16 0/1 mask, a
+// cast to float16 is exact; every value matches the host reference exactly.
+TEST(CompiledProgram, IntegerTensorsComputeInFp32AndStayExact) {
+  const std::string graph = R"({"name": "ints", "tensors": [
+      {"name": "pos", "shape": [4, 64], "dtype": "int64", "role": "input"},
+      {"name": "shifted", "role": "output"}, {"name": "square", "role": "output"},
+      {"name": "mask", "role": "output"}, {"name": "half", "role": "output"}],
+    "ops": [{"op": "add", "inputs": ["pos"], "outputs": ["shifted"], "attrs": {"scalar": 3}},
+            {"op": "mul", "inputs": ["shifted", "shifted"], "outputs": ["square"]},
+            {"op": "le", "inputs": ["pos"], "outputs": ["mask"], "attrs": {"scalar": 10}},
+            {"op": "to", "inputs": ["pos"], "outputs": ["half"], "attrs": {"dtype": "float16"}}]})";
+  for (const int cores : {1, 4}) {
+    test::TempDir dir;
+    CompileJob job;
+    job.graph_path = dir.file("ints.json");
+    test::write_text(job.graph_path, graph);
+    job.options.cores = cores;
+    const test::CompiledRun c = test::compile_and_run(job, dir);
+    ASSERT_EQ(c.run.report.comparisons.size(), 4u);
+    for (const auto& cmp : c.run.report.comparisons) {
+      EXPECT_TRUE(cmp.passed) << cores << " cores: " << cmp.name << " " << cmp.mismatches;
+      EXPECT_EQ(cmp.abs_error, 0.0) << cmp.name << " worst at " << cmp.worst_coords;
+    }
+    std::vector<std::string> ops;
+    for (const auto& k : c.run.report.kernels) ops.push_back(k.op);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "int32tofp32"), 4) << cores;  // add, le, to, and mul's operand
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "fp32toint32"), 2) << cores;  // add's and mul's results
+    test::expect_invariants_hold(c.run.report, "ints on " + std::to_string(cores) + " cores");
+  }
+}
+
 TEST(CompiledProgram, GraniteDecoderLayerRunsInTimingMode) {
   test::TempDir dir;
   CompileJob job;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "runtime/error.h"
 #include "runtime/host_io.h"
 #include "runtime/npy.h"
 #include "runtime/numerics.h"
@@ -41,6 +42,15 @@ TEST(Npy, RoundTripsFp32AndFp16) {
   EXPECT_EQ(h.dtype, "f2");
   EXPECT_FLOAT_EQ(h.values[2], half_to_float(float_to_half(0.1f)));
   EXPECT_EQ(shape_text(h.shape), "(6,)");
+}
+
+TEST(Npy, WritesInt32Arrays) {
+  test::TempDir dir;
+  write_npy(dir.file("i.npy"), {4}, {1.0f, -7.9f, 123456.0f, 0.0f}, "i4");
+  NpyArray a = read_npy(dir.file("i.npy"));
+  EXPECT_EQ(a.dtype, "i4");
+  EXPECT_EQ(a.values, (std::vector<float>{1.0f, -7.0f, 123456.0f, 0.0f}));
+  EXPECT_THROW(write_npy(dir.file("d.npy"), {1}, {1.0f}, "f8"), SpyreError);
 }
 
 TEST(Npy, ReadsIntegerAndFortranOrderedArrays) {

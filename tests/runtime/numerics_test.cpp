@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runtime/data_format.h"
 #include "runtime/numerics.h"
 
 namespace spyre {
@@ -89,6 +90,27 @@ TEST(Half, RoundTripsEveryFiniteValue) {
   }
   EXPECT_EQ(float_to_half(70000.0f), 0x7C00);  // overflow -> +inf
   EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));
+}
+
+// IEEE_INT32 (torch-spyre's int32, and int64 narrowed): stored truncated
+// toward zero as PyTorch's casts to an integer dtype truncate, saturated at
+// the int32 range, read back exactly.
+TEST(Int32Format, StoresTruncatedSaturatedAndReadsBackExactly) {
+  ASSERT_EQ(parse_data_format("IEEE_INT32"), DataFormat::Int32);
+  EXPECT_STREQ(data_format_name(DataFormat::Int32), "IEEE_INT32");
+  EXPECT_EQ(word_bytes(DataFormat::Int32), 4);
+  uint8_t word[4];
+  const std::pair<float, int32_t> cases[] = {{2.9f, 2},         {-2.9f, -2},        {16777216.0f, 16777216},
+                                             {3e9f, INT32_MAX}, {-3e9f, INT32_MIN}, {std::nanf(""), 0},
+                                             {-0.5f, 0}};
+  for (const auto& [value, stored] : cases) {
+    store_element(DataFormat::Int32, word, value);
+    int32_t bits;
+    std::memcpy(&bits, word, 4);
+    EXPECT_EQ(bits, stored) << value;
+    EXPECT_EQ(load_element(DataFormat::Int32, word), static_cast<float>(stored)) << value;
+    EXPECT_EQ(round_to_format(DataFormat::Int32, value), static_cast<float>(stored)) << value;
+  }
 }
 
 TEST(Bf16, RoundsToNearestEven) {
