@@ -6,6 +6,9 @@ std::optional<DataFormat> parse_data_format(const std::string& name) {
   if (name == "SEN169_FP16") return DataFormat::Dl16;
   if (name == "IEEE_FP32") return DataFormat::Fp32;
   if (name == "IEEE_INT32") return DataFormat::Int32;
+  // torch-spyre relabels index tensors so because its backend does not yet
+  // take IEEE_INT32 in an SDSC (codegen/superdsc.py): the same 32-bit words.
+  if (name == "SENUINT32") return DataFormat::Int32;
   return std::nullopt;
 }
 

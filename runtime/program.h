@@ -87,6 +87,10 @@ struct TensorBinding {
   const TensorLayout& lx_layout() const { return relayout ? held.layout : layout; }
   const std::map<int, int64_t>& lx_read_address() const { return relayout ? held.address : lx_address; }
   const Box& lx_box(int core) const { return relayout ? held.box.at(core) : core_box.at(core); }
+  // A gather's value tensor (Sdsc::gathers): the bytes from hbm_base its rows
+  // may lie in, the whole tensor the host declared, not only the rows the
+  // layout covers.
+  int64_t gather_span_bytes = 0;
   bool read = false;  // read by this kernel (a reduction's output-as-input excluded)
   bool written = false;
 };

@@ -267,6 +267,16 @@ class Binder {
     kernel.tensors.resize(sdsc->tensors.size());
     for (size_t t = 0; t < sdsc->tensors.size(); ++t)
       bind_tensor(*sdsc, launch, static_cast<int>(t), kernel.tensors[t]);
+    for (const Gather& g : sdsc->gathers) {
+      // The rows an index may name: the whole tensor the manifest declares
+      // there (the SDSC's layout covers only as many rows as it gathers).
+      TensorBinding& b = kernel.tensors[static_cast<size_t>(g.value)];
+      b.gather_span_bytes = b.layout.span_bytes();
+      if (b.host_tensor >= 0) {
+        const HostTensor& h = program_.host_tensors[static_cast<size_t>(b.host_tensor)];
+        b.gather_span_bytes = std::max(b.gather_span_bytes, h.address + h.layout.span_bytes() - b.hbm_base);
+      }
+    }
     mark_accesses(*sdsc, kernel);
     program_.kernels.push_back(std::move(kernel));
   }
@@ -414,6 +424,9 @@ class Binder {
       const HostTensor& h = program_.host_tensors[i];
       if (h.address != b.hbm_base || h.role.empty()) continue;
       if (h.layout.same_bytes_as(b.layout) && h.format == t.format) return static_cast<int>(i);
+      // A gather's table: its layout covers the rows gathered, not the table's.
+      if (sdsc.allocations[static_cast<size_t>(lds)].indirection == Indirection::Value && h.format == t.format)
+        return static_cast<int>(i);
       seen += (seen.empty() ? "" : ", ") + h.name + " " + h.layout.describe();
     }
     // A tile of a manifest tensor (coarse tiling: the loop's SDSCs address one
@@ -488,7 +501,9 @@ class Binder {
 
   void mark_accesses(const Sdsc& sdsc, Kernel& kernel) {
     for (const auto& op : sdsc.ops) {
-      for (int in : op.inputs) {
+      std::vector<int> read = op.inputs;
+      read.insert(read.end(), op.index_inputs.begin(), op.index_inputs.end());
+      for (int in : read) {
         if (op.info->kind == OpKind::Reduction && in == op.outputs[0]) continue;  // listed, not read
         TensorBinding& b = kernel.tensors[in];
         b.read = true;

@@ -39,8 +39,14 @@ struct LabeledDs {
   std::string path;  // JSON path, for messages
 };
 
+// indirectAllocType_: a gather reads the rows of a value tensor that an index
+// tensor names (torch-spyre's embedding, x[idx], index_select).
+enum class Indirection { None, Index, Value };
+
 struct Allocation {
   int lds_index = 0;
+  Indirection indirection = Indirection::None;
+  int related = -1;  // relatedIndirectAccessAlloc_: the partner's ldsIdx_ (index <-> value)
   MemComponent component = MemComponent::Hbm;
   std::vector<std::string> layout_dims;  // innermost first, after the stick
   bool symbolic = false;                 // isStartAddrSymbolic_: values are symbol ids (< 0)
@@ -63,7 +69,20 @@ struct ComputeOp {
   DataFormat format = DataFormat::Dl16;
   std::vector<int> inputs;   // lds indices
   std::vector<int> outputs;  // lds indices
+  // indirectAccessIndexLabeledDs: index tensors, not among the inputs. The
+  // value input's dims that the index tensor also has are its gathered row:
+  // at an iteration point it reads row index[point] (the Sdsc's gather()).
+  std::vector<int> index_inputs;
   std::string path;
+};
+
+// A gather's addressing, resolved by the reader: the value tensor reads, in
+// place of its coordinate along `dim`, the row the index tensor holds at the
+// iteration point.
+struct Gather {
+  int index = -1;   // ldsIdx_ of the index tensor
+  int value = -1;   // ldsIdx_ of the value tensor
+  std::string dim;  // the gathered dim (an iteration dim of the index tensor)
 };
 
 struct SdscConstant {
@@ -95,6 +114,7 @@ struct Sdsc {
   // coordinates valid .. valid + padding - 1.
   std::map<std::string, std::pair<int64_t, int64_t>> masking;
   float mask_value = 0.0f;
+  std::vector<Gather> gathers;  // at most one per SDSC
 
   const SdscConstant* find_constant(const std::string& wanted) const;
   const PrimaryDsInfo& primary_of(int lds_index) const { return primary.at(tensors.at(lds_index).ds_type); }

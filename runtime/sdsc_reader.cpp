@@ -327,6 +327,8 @@ class SdscParser {
     if (!tree.is_array()) tree.error("expected an array");
     std::vector<Allocation> allocations(sdsc_.tensors.size());
     std::vector<bool> filled(sdsc_.tensors.size(), false);
+    std::map<int, std::string> related;  // lds -> relatedIndirectAccessAlloc_
+    std::map<std::string, int> named;    // allocate node name_ -> lds
     for (size_t i = 0; i < tree.size(); ++i) {
       JsonNode node = tree.element(i);
       const std::string type = node.at("nodeType_").as_string();
@@ -378,12 +380,27 @@ class SdscParser {
         if (!a.start_address.count(core)) data.error("no start address for core " + std::to_string(core));
       }
       if (auto gaps = node.find("backGapCore_")) a.back_gap = read_back_gaps(*gaps, a);
-      // Paged (indirect) tensors read their pages through an index tensor: a
-      // different addressing model, refused rather than run as if direct.
+      // Indirect access (torch-spyre's gathers): an index tensor and the
+      // value tensor whose rows it names, each pointing at the other.
       if (auto indirect = node.find("indirectAllocType_")) {
-        if (indirect->as_string() != "no_indirection")
-          indirect->error("unsupported: indirect allocation '" + indirect->as_string() +
-                          "' (paged tensors; only no_indirection is modeled)");
+        const std::string kind = indirect->as_string();
+        if (kind == "index_tensor") {
+          a.indirection = Indirection::Index;
+          const std::string type = node.at("indexTensorType_").as_string();
+          if (type != "index")
+            node.at("indexTensorType_").error("unsupported: index tensor type '" + type + "' (only \"index\")");
+        } else if (kind == "value_tensor") {
+          a.indirection = Indirection::Value;
+        } else if (kind != "no_indirection") {
+          indirect->error("unknown indirect allocation '" + kind +
+                          "' (expected no_indirection, index_tensor or value_tensor)");
+        }
+        if (a.indirection != Indirection::None) {
+          related[a.lds_index] = node.at("relatedIndirectAccessAlloc_").as_string();
+          if (a.component != MemComponent::Hbm)
+            node.at("component_")
+                .error("an indirectly accessed tensor lives in HBM (torch-spyre never puts one in LX)");
+        }
       }
       if (auto max_sizes = node.find("maxDimSizes_")) {
         for (int64_t v : max_sizes->as_int_list()) {
@@ -393,12 +410,30 @@ class SdscParser {
       if (auto coords = node.find("coordinates_")) {
         if (auto slices = coords->find("coreIdToWkSlice_")) a.core_slices = read_core_slices(*slices);
       }
+      if (auto name = node.find("name_")) named[name->as_string()] = a.lds_index;
       allocations[a.lds_index] = a;
       filled[a.lds_index] = true;
     }
     for (size_t t = 0; t < filled.size(); ++t) {
       if (!filled[t])
         tree.error("no allocate node for " + sdsc_.tensors[t].name + " (ldsIdx_ " + std::to_string(t) + ")");
+    }
+    for (const auto& [lds, partner] : related) {
+      Allocation& a = allocations[static_cast<size_t>(lds)];
+      JsonNode where = tree.element(0);
+      for (size_t i = 0; i < tree.size(); ++i) {
+        if (tree.element(i).at("ldsIdx_").as_int() == lds) where = tree.element(i);
+      }
+      auto it = named.find(partner);
+      if (it == named.end())
+        where.at("relatedIndirectAccessAlloc_").error("names no allocate node ('" + partner + "')");
+      a.related = it->second;
+      const Indirection want = a.indirection == Indirection::Index ? Indirection::Value : Indirection::Index;
+      if (allocations[static_cast<size_t>(a.related)].indirection != want)
+        where.at("relatedIndirectAccessAlloc_")
+            .error("'" + partner + "' is not the " +
+                   (want == Indirection::Value ? "value tensor an index" : "index tensor a value") +
+                   " tensor pairs with");
     }
     sdsc_.allocations = std::move(allocations);
   }
@@ -530,6 +565,7 @@ class SdscParser {
           std::find(op.inputs.begin(), op.inputs.end(), op.outputs[0]) == op.inputs.end()) {
         inputs.error("a reduction lists its output among its inputs");
       }
+      if (auto index = node.find("indirectAccessIndexLabeledDs")) read_gather(*index, op);
       for (const auto& c : op.info->constants) {
         // mean's scaling_factor, clip's bounds... without them the value is undefined.
         if (c.required && !sdsc_.find_constant(c.sdsc_name))
@@ -537,6 +573,52 @@ class SdscParser {
       }
       sdsc_.ops.push_back(op);
     }
+    for (const auto& a : sdsc_.allocations) {
+      if (a.indirection == Indirection::None) continue;
+      const bool used = std::any_of(sdsc_.gathers.begin(), sdsc_.gathers.end(),
+                                    [&](const Gather& g) { return g.index == a.lds_index || g.value == a.lds_index; });
+      if (!used)
+        fail(file_, a.path,
+             sdsc_.tensors[a.lds_index].name +
+                 " is an indirectly accessed tensor, but no computeOp_ names its index tensor in "
+                 "indirectAccessIndexLabeledDs");
+    }
+  }
+
+  // indirectAccessIndexLabeledDs: the op gathers rows of one value input
+  // through one index tensor of one dim (what torch-spyre's embedding and
+  // x[idx] emit); the gathered dim is the index tensor's.
+  void read_gather(const JsonNode& list, ComputeOp& op) {
+    if (list.size() == 0) return;
+    if (list.size() != 1 || !sdsc_.gathers.empty())
+      list.error("unsupported: more than one index tensor in an SDSC (torch-spyre's backend refuses them too)");
+    if (op.info->kind != OpKind::Elementwise && op.info->kind != OpKind::Copy)
+      list.error("unsupported: a gather fused into a " + op.info->name + " (gathers run copies and pointwise ops)");
+    const int index = resolve_tensor_ref(list.element(0), sdsc_.tensors);
+    const Allocation& ia = sdsc_.allocations[static_cast<size_t>(index)];
+    if (ia.indirection != Indirection::Index)
+      list.element(0).error(sdsc_.tensors[index].name + " is not an index tensor (indirectAllocType_)");
+    if (sdsc_.tensors[index].format != DataFormat::Int32)
+      list.element(0).error("an index tensor holds 32-bit integers (SENUINT32 or IEEE_INT32)");
+    // Its dims with scale_ 1: size-1 dims it broadcasts along do not count.
+    std::vector<std::string> spans;
+    for (const auto& [dim, scale] : sdsc_.tensors[index].scale) {
+      if (scale == DimScale::Normal) spans.push_back(dim);
+    }
+    if (spans.size() != 1)
+      list.element(0).error("unsupported: an index tensor spanning " + std::to_string(spans.size()) +
+                            " dims (a gather through a one-dim index is modeled)");
+    Gather g;
+    g.index = index;
+    g.value = ia.related;
+    g.dim = spans[0];
+    if (std::find(op.inputs.begin(), op.inputs.end(), g.value) == op.inputs.end())
+      list.error("unsupported: the value tensor " + sdsc_.tensors[g.value].name +
+                 " is not an input (an indirect scatter, writing rows through an index)");
+    if (sdsc_.primary_of(g.value).stick_dim == g.dim)
+      list.error("the value tensor " + sdsc_.tensors[g.value].name + " gathers along its stick dim '" + g.dim + "'");
+    op.index_inputs.push_back(index);
+    sdsc_.gathers.push_back(g);
   }
 
   const Json& doc_;

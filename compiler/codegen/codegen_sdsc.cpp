@@ -133,9 +133,19 @@ class SdscWriter {
       }
       info.label = pointwise_labels[k];
     };
+    if (gather()) {
+      // As torch-spyre labels an indirect access: the table and the result
+      // OUTPUT, the index KERNEL_IDX (indirect_access.py).
+      operands_[0].label = operands_[2].label = "OUTPUT";
+      operands_[1].label = "KERNEL_IDX";
+      return;
+    }
     label_of(operands_.back());
     for (auto& info : operands_) label_of(info);
   }
+
+  // A gather (decompose: embedding, index_select): operands table, index, result.
+  bool gather() const { return op_.attrs.contains("gather"); }
 
   Json dims_with_sizes(const std::vector<int64_t>& sizes, const std::string& name) const {
     Json j = Json::object();
@@ -192,12 +202,15 @@ class SdscWriter {
     Json scale = Json::array();
     for (int d : info.layout_dims) scale.push_back(static_cast<int>(operand_scale(g_, space_, o, d)));
     const DataFormat format = device_format(info.tensor->dtype);
+    // torch-spyre relabels an index tensor SENUINT32 (its backend does not
+    // yet take IEEE_INT32 in an SDSC): the same 32-bit words.
+    const std::string format_name = gather() && i == 1 ? "SENUINT32" : data_format_name(format);
     return {{"ldsIdx_", i},
             {"dsName_", "Tensor" + std::to_string(i)},
             {"dsType_", info.label},
             {"scale_", scale},
             {"wordLength", word_bytes(format)},
-            {"dataFormat_", data_format_name(format)},
+            {"dataFormat_", format_name},
             {"memOrg_", info.tensor->in_lx ? Json{{"lx", {{"isPresent", 1}}}}
                                            : Json{{"hbm", {{"isPresent", 1}}}, {"lx", {{"isPresent", 1}}}}}};
   }
@@ -288,6 +301,11 @@ class SdscWriter {
     node["layoutDimOrder_"] = info.layout;
     node["maxDimSizes_"] = Json(std::vector<int>(info.layout.size(), -1));
     node["indirectAllocType_"] = "no_indirection";
+    if (gather() && i < 2) {  // the table and its index name each other
+      node["indirectAllocType_"] = i == 0 ? "value_tensor" : "index_tensor";
+      node["relatedIndirectAccessAlloc_"] = "allocate-Tensor" + std::to_string(1 - i) + "_hbm";
+      if (i == 1) node["indexTensorType_"] = "index";
+    }
     node["startAddressCoreCorelet_"] = {
         {"dim_prop_func", Json::array({Json{{"Map", Json::object()}}, Json{{"Const", Json::object()}},
                                        Json{{"Const", Json::object()}}})},
@@ -329,15 +347,19 @@ class SdscWriter {
     Json inputs = Json::array(), outputs = Json::array();
     const size_t out = operands_.size() - 1;
     const bool reduction = device_op_info(op_)->kind == OpKind::Reduction;
-    for (size_t i = 0; i < out; ++i) inputs.push_back(tensor_ref(i));
+    for (size_t i = 0; i < out; ++i) {
+      if (!(gather() && i == 1)) inputs.push_back(tensor_ref(i));
+    }
     if (reduction) inputs.push_back(tensor_ref(out));
     outputs.push_back(tensor_ref(out));
-    return {{"exUnit", execution_unit(op_.type)},
-            {"opFuncName", op_.type},
-            {"attributes_", {{"dataFormat_", data_format_name(format_)}, {"fidelity_", "regular"}}},
-            {"location", "Inner"},
-            {"inputLabeledDs", inputs},
-            {"outputLabeledDs", outputs}};
+    Json op = {{"exUnit", execution_unit(op_.type)},
+               {"opFuncName", op_.type},
+               {"attributes_", {{"dataFormat_", data_format_name(format_)}, {"fidelity_", "regular"}}},
+               {"location", "Inner"},
+               {"inputLabeledDs", inputs},
+               {"outputLabeledDs", outputs}};
+    if (gather()) op["indirectAccessIndexLabeledDs"] = Json::array({tensor_ref(1)});
+    return op;
   }
 
   const Graph& g_;

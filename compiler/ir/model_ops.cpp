@@ -98,6 +98,12 @@ const std::vector<ModelOp>& composite_table() {
       // into a slice view of the output; stack: each input unsqueezed first.
       {"cat", K::Cat, 1, 64, {"dim"}, ""},
       {"stack", K::Cat, 1, 64, {"dim"}, ""},
+      // Gathers (torch-spyre's indirect access): rows of the table (weight,
+      // x) the index names; embedding(weight, indices) as aten orders it,
+      // index_select(x, index) along dim 0. The result has the index's shape
+      // followed by a row's.
+      {"embedding", K::Gather, 2, 2, {"padding_idx", "scale_grad_by_freq", "sparse"}, ""},
+      {"index_select", K::Gather, 2, 2, {"dim"}, ""},
       // Views.
       {"reshape", K::View, 1, 1, {"shape"}, ""},
       {"view", K::View, 1, 1, {"shape"}, ""},
@@ -512,6 +518,19 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
           out.push_back(1);
       }
       if (out.empty()) out.push_back(1);
+      return out;
+    }
+    case K::Gather: {
+      if (op.name == "index_select" && attrs.value("dim", int64_t{0}) != 0)
+        fail("", where, "index_select gathers along dim 0 only (torch-spyre's indirect access reads whole rows)");
+      if (op.name == "index_select" && in[1].size() != 1)
+        fail("", where, "index_select takes a one-dim index, got " + shape_str(in[1]));
+      if (in[0].size() < 2)
+        fail("", where,
+             "a gather from a rank-1 tensor " + shape_str(in[0]) +
+                 " (its rows would be elements within sticks; torch-spyre's indirect access reads rows of sticks)");
+      Shape out = in[1];
+      out.insert(out.end(), in[0].begin() + 1, in[0].end());
       return out;
     }
     case K::Repeat: {

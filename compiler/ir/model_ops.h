@@ -30,12 +30,13 @@ enum class ModelOpKind {
   PointwiseComposite,  // a unary torch op torch-spyre decomposes into pointwise device ops (ceil, sign, ...)
   Cast,                // a dtype conversion (to, float, half; type_as: the second input's dtype)
   View,
-  Fill,       // a tensor of one value (full, zeros, ones, their _like / new_ forms, fill_)
-  Norm,       // vector_norm / norm: ord 1, 2, inf or -inf over some dims
-  Repeat,     // repeat: tiles of the input, materialized
-  Addmm,      // addmm: beta * input + alpha * (mat1 @ mat2)
-  Cat,        // cat / stack: each input copied into its slice of the output
-  Collective  // all_reduce: the sum over the cards of a tensor-parallel graph (Graph::cards)
+  Fill,        // a tensor of one value (full, zeros, ones, their _like / new_ forms, fill_)
+  Norm,        // vector_norm / norm: ord 1, 2, inf or -inf over some dims
+  Repeat,      // repeat: tiles of the input, materialized
+  Addmm,       // addmm: beta * input + alpha * (mat1 @ mat2)
+  Cat,         // cat / stack: each input copied into its slice of the output
+  Collective,  // all_reduce: the sum over the cards of a tensor-parallel graph (Graph::cards)
+  Gather       // embedding / index_select: rows of a table named by an integer index tensor
 };
 
 // Unary, Binary, Where and Reduction ops come from the op registry's rows with

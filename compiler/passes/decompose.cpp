@@ -133,6 +133,7 @@ class Decomposer {
       case ModelOpKind::Cat:
       case ModelOpKind::Fill:
       case ModelOpKind::Collective:
+      case ModelOpKind::Gather:
         return false;
       default:
         return m.device_op != "identity";  // clone, contiguous: a copy of the words
@@ -386,7 +387,7 @@ class Decomposer {
     std::vector<DType> dtypes;
     for (int t : op.inputs) {
       dtypes.push_back(tensor(t).dtype);
-      if (tensor(t).dtype != dtype && !reads_first_input_only(*m)) {
+      if (tensor(t).dtype != dtype && !reads_first_input_only(*m) && m->kind != ModelOpKind::Gather) {
         fail("", origin_,
              "mixes " + std::string(dtype_name(dtype)) + " and " + dtype_name(tensor(t).dtype) +
                  " operands; give every operand one dtype");
@@ -546,6 +547,50 @@ class Decomposer {
           emit("reshape", {in[0]}, x, {{"shape", padded}});
         }
         emit("identity", {x}, out);
+        return;
+      }
+      case ModelOpKind::Gather: {
+        // torch-spyre's indirect access: a copy that reads row index[i] of the
+        // table for output row i. The index as [n, 1, ...] (one index per
+        // row, broadcast along the row), the rows as [n, ...], then the
+        // index's shape.
+        if (tensor(in[1]).dtype != DType::I32)
+          fail("", origin_,
+               "the index of a gather is an integer tensor (int32 or int64), not " +
+                   std::string(dtype_name(tensor(in[1]).dtype)));
+        const Shape table = shape(in[0]);
+        auto gather_rows = [&](int index_view, int64_t n, int into) {
+          Shape index_shape(table.size(), 1);
+          index_shape[0] = n;
+          const int index = reshape(index_view, index_shape, "index");
+          Shape rows_shape = table;
+          rows_shape[0] = n;
+          const int rows = into >= 0 ? into : temp("rows", rows_shape, dtype);
+          emit("identity", {in[0], index}, rows, {{"gather", true}});
+          return rows;
+        };
+        const int64_t n = tensor(in[1]).elements(), row_len = shape(in[1]).back(), index_rows = n / row_len;
+        Shape rows_shape = table;
+        rows_shape[0] = n;
+        const bool direct = shape(out) == rows_shape;
+        int rows = direct ? out : -1;
+        if (index_rows == 1 || row_len % stick_elems(DType::I32) == 0) {
+          rows = gather_rows(in[1], n, rows);
+        } else {
+          // Rows of the index that end inside a stick do not line up as one
+          // index without a copy packing them: a gather per row of the index,
+          // the results joined along dim 0 (a concat view, as lower_cat's).
+          const int by_row = reshape(in[1], {index_rows, row_len}, "index_rows");
+          std::vector<int> parts;
+          for (int64_t r = 0; r < index_rows; ++r) {
+            const int one = temp("index_row" + std::to_string(r), {1, row_len}, DType::I32);
+            emit("slice", {by_row}, one, {{"dim", 0}, {"start", r}, {"end", r + 1}});
+            parts.push_back(gather_rows(one, row_len, -1));
+          }
+          if (rows < 0) rows = temp("rows", rows_shape, dtype);
+          emit("concat", parts, rows, {{"dim", 0}});
+        }
+        if (!direct) reshape(rows, shape(out), "", out);
         return;
       }
       case ModelOpKind::Collective:

@@ -109,7 +109,10 @@ class LayoutPass {
         continue;
       }
       const OpInfo* info = device_op_info(op);
-      if (info->kind == OpKind::Matmul) {
+      if (op.attrs.contains("gather")) {
+        hint_[static_cast<size_t>(op.inputs[0])] = gather_value_layout(op);
+        hint_[static_cast<size_t>(op.inputs[1])] = layout_with_stick(tensor(op.inputs[1]).shape, 0);
+      } else if (info->kind == OpKind::Matmul) {
         for (int in : op.inputs) hint_[static_cast<size_t>(in)] = stick_last(tensor(in).shape);
       } else if (op.type == "exx2" || op.type == "exx2_zeromean" || op.type == "layernormnorm") {
         hint_[static_cast<size_t>(op.inputs[0])] = stick_last(tensor(op.inputs[0]).shape);
@@ -218,6 +221,14 @@ class LayoutPass {
              std::to_string(stick_elems(in.dtype)) + " elements to stick along");
   }
 
+  Layout gather_value_layout(const Op& op) { return outermost_layout(stick_last(tensor(op.inputs[0]).shape), 0); }
+
+  // Makes input `i` of op `o` laid out as `target` (a copy unless it is).
+  void require_layout(int o, size_t i, const Layout& target) {
+    if (tensor(g_.ops[static_cast<size_t>(o)].inputs[i]).layout != target)
+      copies_.push_back({o, static_cast<int>(i), target});
+  }
+
   // Makes input `i` of op `o` stick along its dim `dim`; returns its layout.
   Layout require_stick(int o, size_t i, int dim) {
     const int t = g_.ops[static_cast<size_t>(o)].inputs[i];
@@ -237,6 +248,15 @@ class LayoutPass {
     const auto& out_hint = hint_[static_cast<size_t>(op.outputs[0])];
     const int last = static_cast<int>(out.shape.size()) - 1;
 
+    if (op.attrs.contains("gather")) {
+      // The table with its rows outermost, each row one block of sticks
+      // (torch-spyre's enforce_indirect_access_layout); the index sticking
+      // along its elements (32 per stick).
+      require_layout(o, 0, gather_value_layout(op));
+      require_layout(o, 1, layout_with_stick(tensor(op.inputs[1]).shape, 0));
+      out.layout = out_hint && out_hint->stick == last ? *out_hint : stick_last(out.shape);
+      return;
+    }
     if (info->kind == OpKind::Matmul) {
       for (size_t i = 0; i < 2; ++i) require_stick(o, i, static_cast<int>(tensor(op.inputs[i]).shape.size()) - 1);
       out.layout = out_hint && out_hint->stick == last ? *out_hint : stick_last(out.shape);

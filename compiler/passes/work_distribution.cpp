@@ -253,7 +253,11 @@ void work_distribution(Graph& g, const CompileOptions& options) {
     std::vector<int64_t> slices(space.dims.size(), 1);
     for (const auto& [label, n] : op.span_splits) slices[static_cast<size_t>(space.find(label))] = n;
     auto wanted = options.split_overrides.find(g.tensors[static_cast<size_t>(op.outputs[0])].name);
-    if (wanted != options.split_overrides.end()) {
+    if (op.attrs.contains("gather")) {
+      // torch-spyre pins indirect access to one core (its backend's
+      // indirect-addressing path runs single-core: work_division_constraints.py).
+      op.work_division = "one core: torch-spyre runs indirect access (a gather) on one core";
+    } else if (wanted != options.split_overrides.end()) {
       override_used[wanted->first] = true;
       slices = overridden(g, op, space, units, slices, wanted->second, options.cores);
     } else {

@@ -27,6 +27,7 @@ namespace {
 // the factors of a prod near 1.
 struct InputDomains {
   std::set<int> positive, near_one;
+  std::map<int, int64_t> row_index;  // a gather's index: rows 0 .. n-1 of its table
 };
 InputDomains input_domains(const Graph& g) {
   InputDomains out;
@@ -34,6 +35,8 @@ InputDomains input_domains(const Graph& g) {
     // pow by a fraction or a negative exponent: sqrt, rsqrt or a reciprocal.
     if (op.type == "pow" && op.attrs.value("exponent", 1.0) < 1.0) out.positive.insert(op.inputs[0]);
     const ModelOp* m = find_model_op(op.type);  // its registry row, aliases (truediv, add_) included
+    if (m && m->kind == ModelOpKind::Gather)
+      out.row_index[op.inputs[1]] = g.tensors[static_cast<size_t>(op.inputs[0])].shape[0];
     const OpInfo* d = m ? m->device : nullptr;
     if (!d) continue;
     if (d->domain == InputDomain::PositiveFirst) out.positive.insert(op.inputs[0]);
@@ -102,8 +105,13 @@ void generate_inputs(const Graph& g, uint64_t seed,
     }
     v.resize(static_cast<size_t>(tensor.elements()));
     const DataFormat format = device_format(tensor.dtype);
+    const auto rows = domains.row_index.find(static_cast<int>(t));
     auto fill = [&](size_t from, size_t to) {
       for (size_t i = from; i < to; ++i) v[i] = round_to_format(format, shift + scale * uniform_element(seed, t, i));
+      if (rows == domains.row_index.end()) return;
+      const auto n = static_cast<float>(rows->second);
+      for (size_t i = from; i < to; ++i)
+        v[i] = std::min(n - 1, std::floor((uniform_element(seed, t, i) + 1.0f) * 0.5f * n));
     };
     constexpr size_t kParallelFrom = size_t{1} << 20;
     if (v.size() < kParallelFrom || threads == 1) {

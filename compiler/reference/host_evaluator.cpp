@@ -10,6 +10,7 @@
 
 #include "compiler/ir/model_ops.h"
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace spyre::compiler {
 
@@ -400,6 +401,22 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
             if (d >= lead) from += index % x.shape[d - lead] * in_strides[d - lead];
           }
           out.data[static_cast<size_t>(i)] = x.data[static_cast<size_t>(from)];
+        }
+        break;
+      }
+      case ModelOpKind::Gather: {
+        // Row index[i] of the table for each index element i, in the index's order.
+        const Array& table = *in[0];
+        const int64_t row = table.size() / table.shape[0];
+        out.data.reserve(static_cast<size_t>(out_t.elements()));
+        for (float named : in[1]->data) {
+          const auto r = static_cast<int64_t>(named);
+          if (r < 0 || r >= table.shape[0])
+            fail("", where,
+                 "index " + format_number(named) + " names no row of a table of " + std::to_string(table.shape[0]) +
+                     " rows");
+          const float* p = &table.data[static_cast<size_t>(r * row)];
+          out.data.insert(out.data.end(), p, p + row);
         }
         break;
       }

@@ -262,6 +262,15 @@ class _GraphBuilder:
             if dtype == torch.bool and source != torch.bool:  # a number to bool: 1 where it is not 0
                 return self.emit("ne", [args[0]], out, {"scalar": 0.0})
             return self.emit("to", [args[0]], out, {"dtype": _dtype_name(dtype, self.float_dtype, node.name)})
+        if packet == "embedding":  # aten's order: the table, then the indices
+            return self.emit("embedding", [args[0], args[1]], out)
+        if packet == "index_select":
+            return self.emit("index_select", [args[0], args[2]], out, {"dim": args[1]})
+        if packet == "index":  # x[idx]: one index tensor on dim 0, the rows it names
+            indices = args[1]
+            if len(indices) != 1 or not isinstance(indices[0], str):
+                return self.refuse(node, "indexing other than by one index tensor on dim 0")
+            return self.emit("embedding", [args[0], indices[0]], out)
         if packet in ("cat", "stack"):
             return self.emit(packet, list(args[0]), out, {"dim": args[1] if len(args) > 1 else kwargs.get("dim", 0)})
         if packet == "where":  # a Python number for either branch: a one-element constant, broadcast

@@ -114,6 +114,29 @@ def test_integer_tensors_compute_as_torch_spyre_keeps_them(tmp_path):
     assert "int32tofp32" in ops and "fp32toint32" in ops
 
 
+class Lookups(torch.nn.Module):
+    """Gathers as Hugging Face models trace them: an embedding of token ids, x[idx] and
+    index_select (torch-spyre's indirect access)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(100, 128)
+
+    def forward(self, ids, x, rows):
+        return self.embed(ids) * 2, x[rows], torch.index_select(x, 0, rows)
+
+
+def test_gathers_run_as_indirect_access(tmp_path):
+    ids, x, rows = torch.randint(0, 100, (1, 41)), torch.randn(16, 64), torch.tensor([3, 0, 15, 3, 7])
+    compiled = spyre_sim.compile(Lookups(), (ids, x, rows), str(tmp_path))
+    errors, result = compiled.compare(ids, x, rows)
+    assert max(errors.values()) < 2 ** -9, errors  # rows copied: only the tables' DLFloat16 rounding
+    gathers = [k for k in result["report"]["kernels"] if k["op"] == "identity" and k["cores"] == 1]
+    assert len(gathers) >= 3
+    sdscs = [p.read_text() for p in (tmp_path / "program").rglob("sdsc_*.json")]
+    assert sum('"indirectAccessIndexLabeledDs"' in text for text in sdscs) == len(gathers)
+
+
 def test_a_dtype_without_a_device_format_is_refused_in_one_line(tmp_path):
     with pytest.raises(spyre_sim.SpyreError, match="dtype uint8 has no device format"):
         spyre_sim.compile(Positions(), (torch.tensor([[1, 2]], dtype=torch.uint8), torch.rand(1, 2)), str(tmp_path))

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "runtime/error.h"
+#include "runtime/text.h"
 #include "sim/functional/op_semantics.h"
 
 namespace spyre::sim {
@@ -170,6 +171,55 @@ void run_elementwise(DeviceMemory& memory, const Kernel& k, const ComputeOp& op)
         gather(in[0], offset_at(in[0], index, outer) + in[0].elem_bytes, in[0].along[inner], rows[1].data(), row);
       apply_element_op(params, row_ptrs.data(), n_values, result.data(), row);
       scatter(out, offset_at(out, index, outer), out.along[inner], result.data(), row);
+    });
+  }
+}
+
+// An elementwise op (a copy, or a unary op fused with the gather) whose value
+// input reads, in place of its coordinate along the gathered dim, the row the
+// index tensor holds at the iteration point (torch-spyre's embedding, x[idx]).
+void run_gather(DeviceMemory& memory, const Kernel& k, const ComputeOp& op, const Gather& g) {
+  const Sdsc& s = *k.sdsc;
+  const ElementOpParams params = element_op_params(s, op);
+  const TensorBinding& vb = k.tensors[static_cast<size_t>(g.value)];
+  const LayoutDim* row_dim = vb.layout.find(g.dim);
+  const size_t gathered = static_cast<size_t>(std::find(s.dims.begin(), s.dims.end(), g.dim) - s.dims.begin());
+  const int64_t row_bytes = row_dim->stride;
+  const int64_t rows = row_bytes > 0 ? vb.gather_span_bytes / row_bytes : 0;
+  const int n_in = static_cast<int>(op.inputs.size());
+  std::vector<bool> all(s.dims.size(), true);
+  for (int core : s.core_ids) {
+    const IterBox box = iteration_box(s, core);
+    std::vector<Operand> in;
+    for (int lds : op.inputs) {
+      in.push_back(make_operand(memory, k, lds, core, box));
+      if (lds != g.value) continue;
+      Operand& value = in.back();
+      value.base = memory.hbm(vb.hbm_base, vb.gather_span_bytes);
+      std::fill(value.along[gathered].begin(), value.along[gathered].end(), 0);
+    }
+    const Operand index = make_operand(memory, k, g.index, core, box);
+    const Operand out = make_operand(memory, k, op.outputs[0], core, box);
+    std::vector<float> values(static_cast<size_t>(n_in));
+    std::vector<const float*> value_ptrs;
+    for (auto& v : values) value_ptrs.push_back(&v);
+    float result = 0;
+    for_each_point(box.extent, [&](const std::vector<int64_t>& point) {
+      const float named = index.load(offset_at(index, point, all));
+      const auto row = static_cast<int64_t>(named);
+      if (row < 0 || row >= rows || static_cast<float>(row) != named) {
+        fail(s.file, s.allocations[static_cast<size_t>(g.index)].path,
+             "index " + format_number(named) + " at " + g.dim + " = " +
+                 std::to_string(box.origin[gathered] + point[gathered]) + " names no row of " +
+                 s.tensors[static_cast<size_t>(g.value)].name + " (rows 0.." + std::to_string(rows - 1) + ")");
+      }
+      for (int j = 0; j < n_in; ++j) {
+        int64_t offset = offset_at(in[j], point, all);
+        if (op.inputs[j] == g.value) offset += row * row_bytes;
+        values[static_cast<size_t>(j)] = in[j].load(offset);
+      }
+      apply_element_op(params, value_ptrs.data(), n_in, &result, 1);
+      out.store(offset_at(out, point, all), result);
     });
   }
 }
@@ -513,7 +563,11 @@ void FunctionalExecutor::run(const Kernel& kernel) {
     switch (op.info->kind) {
       case OpKind::Elementwise:
       case OpKind::Copy:
-        run_elementwise(memory_, kernel, op);
+        if (!op.index_inputs.empty()) {
+          run_gather(memory_, kernel, op, kernel.sdsc->gathers.front());
+        } else {
+          run_elementwise(memory_, kernel, op);
+        }
         break;
       case OpKind::Reduction:
         run_reduction(memory_, kernel, op);

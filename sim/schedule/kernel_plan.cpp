@@ -120,6 +120,23 @@ void build_reduce_groups(const Kernel& k, KernelWork& w) {
   }
 }
 
+// Runs cut where a new row of `row_bytes` starts (rows counted from `base`).
+std::vector<std::pair<int64_t, int64_t>> split_runs(const std::vector<std::pair<int64_t, int64_t>>& runs,
+                                                    int64_t row_bytes, int64_t base) {
+  if (row_bytes <= 0) return runs;
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (auto [address, bytes] : runs) {
+    while (bytes > 0) {
+      const int64_t to_row_end = row_bytes - (address - base) % row_bytes;
+      const int64_t take = std::min(bytes, to_row_end);
+      out.emplace_back(address, take);
+      address += take;
+      bytes -= take;
+    }
+  }
+  return out;
+}
+
 void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, CoreWork& cw) {
   const Sdsc& s = *k.sdsc;
   const int core = cw.core;
@@ -135,6 +152,11 @@ void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, Core
     const Box& box = b.core_box.at(core);
     for (const auto& [offset, bytes] : b.layout.box_runs(box.origin, box.extent))
       st.runs.emplace_back(b.hbm_base + offset, bytes);
+    for (const Gather& g : s.gathers) {
+      // Gathered rows: one run each. Where they lie depends on the index
+      // values, which a timing run does not know: the first rows stand in.
+      if (g.value == static_cast<int>(lds)) st.runs = split_runs(st.runs, b.layout.find(g.dim)->stride, b.hbm_base);
+    }
     if (b.read) (is_broadcast_operand(s, static_cast<int>(lds)) ? cached : loads).push_back(st);
     if (b.written) (is_broadcast_operand(s, static_cast<int>(lds)) ? final_out : stores).push_back(st);
   }

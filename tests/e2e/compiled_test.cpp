@@ -423,6 +423,39 @@ TEST(CompiledProgram, IntegerTensorsComputeInFp32AndStayExact) {
   }
 }
 
+// An embedding lookup as torch-spyre runs it (indirect access): the table
+// laid out rows outermost, the int64 ids as an int32 index, one core; each
+// kernel reads the rows it gathers (not the table) and its index, and the
+// values are the table's rows exactly, LX planning off and on.
+TEST(CompiledProgram, EmbeddingGathersTheRowsOfItsIds) {
+  const std::string graph = R"({"name": "emb", "tensors": [
+      {"name": "ids", "shape": [2, 24], "dtype": "int64", "role": "input"},
+      {"name": "table", "shape": [1000, 256], "dtype": "float16", "role": "weight"},
+      {"name": "y", "role": "output"}],
+    "ops": [{"op": "embedding", "inputs": ["table", "ids"], "outputs": ["e"]},
+            {"op": "mul", "inputs": ["e"], "outputs": ["y"], "attrs": {"scalar": 2}}]})";
+  for (const bool lx : {false, true}) {
+    test::TempDir dir;
+    CompileJob job;
+    job.graph_path = dir.file("emb.json");
+    test::write_text(job.graph_path, graph);
+    job.options.lx.enabled = lx;
+    const test::CompiledRun c = test::compile_and_run(job, dir);
+    ASSERT_EQ(c.run.report.comparisons.size(), 1u);
+    EXPECT_TRUE(c.run.report.comparisons[0].passed) << c.run.report.comparisons[0].mismatches;
+    EXPECT_EQ(c.run.report.comparisons[0].abs_error, 0.0);  // rows copied, then doubled: exact
+    // 24 ids per row end inside a 32-element stick: one gather per row of ids.
+    ASSERT_EQ(c.run.report.kernels.size(), 3u);
+    for (size_t k = 0; k < 2; ++k) {
+      const auto& gather = c.run.report.kernels[k];
+      EXPECT_EQ(gather.op, "identity");
+      EXPECT_EQ(gather.cores, 1);
+      EXPECT_EQ(gather.hbm_read_bytes, 24 * 256 * 2 + 128) << "24 rows and the index's stick, not the table";
+    }
+    test::expect_invariants_hold(c.run.report, "embedding, lx " + std::to_string(lx));
+  }
+}
+
 TEST(CompiledProgram, GraniteDecoderLayerRunsInTimingMode) {
   test::TempDir dir;
   CompileJob job;

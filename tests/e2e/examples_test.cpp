@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e_support.h"
+#include "runtime/numerics.h"
 
 namespace spyre::test {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::vector<std::string> all_bundles() {
-  std::vector<std::string> out = {bundle_path("seed-abs")};
+  std::vector<std::string> out = {bundle_path("seed-abs"), bundle_path("hand-written/gather_rows")};
   for (const auto& root : {bundle_path("torch-spyre/spyre-cli"), bundle_path("torch-spyre/swiglu")}) {
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
       if (entry.is_directory() && fs::exists(entry.path() / "sdsc_0.json")) out.push_back(entry.path().string());
@@ -26,7 +27,7 @@ std::vector<std::string> all_bundles() {
 
 TEST(Examples, EveryBundleRunsInTimingMode) {
   const auto bundles = all_bundles();
-  EXPECT_EQ(bundles.size(), 24u);  // 17 CLI examples, 6 swiglu kernels, seed abs
+  EXPECT_EQ(bundles.size(), 25u);  // 17 CLI examples, 6 swiglu kernels, seed abs, the hand-written gather
   for (const auto& b : bundles) {
     sim::RunOptions o;
     o.bundle = b;
@@ -270,6 +271,39 @@ TEST(Examples, RandomInputsMatchAnIndependentReference) {
     ASSERT_EQ(r.outputs.at(c.output).size(), want.size()) << c.example;
     EXPECT_LE(worst_excess(r.outputs.at(c.output), want, c.rtol), c.atol) << c.example;
   }
+}
+
+// The hand-written torch-spyre indirect-access kernel (gather_rows: row
+// idx[i] of a 64 x 128 fp16 table for each i, one core): as torch-spyre's
+// Tensor.flip decomposes (index_select with a descending arange) the rows
+// come out reversed; timing reads the 64 rows once, each its own run, and the
+// index; an index past the table is one line naming it.
+TEST(Examples, HandWrittenGatherReadsTheRowsItsIndexNames) {
+  const std::string bundle = bundle_path("hand-written/gather_rows");
+  sim::RunOptions timing;
+  timing.bundle = bundle;
+  const auto t = sim::run_bundle(timing);
+  EXPECT_EQ(t.report.hbm_read_bytes, 64 * 128 * 2 + 64 * 4);
+  EXPECT_EQ(t.report.hbm_write_bytes, 64 * 128 * 2);
+  expect_invariants_hold(t.report, "gather_rows");
+  Arrays inputs;
+  for (int i = 0; i < 64; ++i) inputs["arg0"].push_back(static_cast<float>(63 - i));
+  for (int r = 0; r < 64; ++r) {
+    for (int c = 0; c < 128; ++c) inputs["arg1"].push_back(static_cast<float>(r) + static_cast<float>(c) / 64.0f);
+  }
+  const auto r = run_functional(bundle, inputs);
+  const std::vector<float>& y = r.outputs.at("arg2");
+  ASSERT_EQ(y.size(), 64u * 128u);
+  for (int row = 0; row < 64; ++row) {
+    for (int c = 0; c < 128; ++c)
+      ASSERT_EQ(y[static_cast<size_t>(row * 128 + c)],
+                round_dl16(inputs["arg1"][static_cast<size_t>((63 - row) * 128 + c)]))
+          << row << "," << c;
+  }
+  inputs["arg0"][5] = 64;
+  EXPECT_NE(
+      error_of([&] { run_functional(bundle, inputs); }).find("index 64 at mb = 5 names no row of Tensor1 (rows 0..63)"),
+      std::string::npos);
 }
 
 TEST(Examples, SeedAbsOnRandomValues) {

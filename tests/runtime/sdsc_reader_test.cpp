@@ -2,6 +2,7 @@
 // gets one error line naming the file, the JSON path and the reason.
 
 #include <filesystem>
+#include <functional>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -75,12 +76,61 @@ TEST(SdscReader, BadBackGapsAreRejected) {
 TEST(SdscReader, PagedTensorsAreRefused) {
   Json doc = seed_abs();
   dsc(doc)["scheduleTree_"][0]["indirectAllocType_"] = "page_table";
-  EXPECT_NE(parse_error(doc).find("scheduleTree_[0].indirectAllocType_: unsupported: indirect allocation 'page_table'"),
+  EXPECT_NE(parse_error(doc).find("scheduleTree_[0].indirectAllocType_: unknown indirect allocation 'page_table'"),
             std::string::npos)
       << parse_error(doc);
   doc = seed_abs();
   dsc(doc)["scheduleTree_"][0]["maxDimSizes_"] = {-1, 64};
   EXPECT_NE(parse_error(doc).find("maxDimSizes_: unsupported: a page size 64"), std::string::npos) << parse_error(doc);
+}
+
+// Indirect access as torch-spyre emits it (codegen/compute_ops.py): a
+// hand-written kernel, models/bundles/hand-written/gather_rows (no public
+// dump has one): index Tensor0 (KERNEL_IDX, SENUINT32), table Tensor1, result
+// Tensor2; the op lists the index in indirectAccessIndexLabeledDs.
+Json gather_rows() { return read_json_file(bundle_path("hand-written/gather_rows/sdsc_0.json")); }
+Json& gather_dsc(Json& doc) { return doc["0_identity"]["dscs_"][0]["identity"]; }
+
+TEST(SdscReader, ReadsAGatherThroughAnIndexTensor) {
+  const Sdsc s = parse_sdsc(gather_rows(), "sdsc_0.json");
+  ASSERT_EQ(s.gathers.size(), 1u);
+  EXPECT_EQ(s.gathers[0].index, 0);
+  EXPECT_EQ(s.gathers[0].value, 1);
+  EXPECT_EQ(s.gathers[0].dim, "mb");
+  EXPECT_EQ(s.tensors[0].format, DataFormat::Int32);  // SENUINT32: the same 32-bit words
+  EXPECT_EQ(s.allocations[0].indirection, Indirection::Index);
+  EXPECT_EQ(s.allocations[1].related, 0);
+  EXPECT_EQ(s.ops[0].inputs, std::vector<int>{1});
+  EXPECT_EQ(s.ops[0].index_inputs, std::vector<int>{0});
+}
+
+TEST(SdscReader, BadGathersGetOneLine) {
+  auto error = [](const std::function<void(Json&)>& change) {
+    Json doc = gather_rows();
+    change(gather_dsc(doc));
+    return parse_error(doc);
+  };
+  auto has = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+  std::string e = error([](Json& d) { d["scheduleTree_"][0]["indexTensorType_"] = "address"; });
+  EXPECT_TRUE(has(e, "scheduleTree_[0].indexTensorType_: unsupported: index tensor type 'address'")) << e;
+  e = error([](Json& d) { d["scheduleTree_"][1]["relatedIndirectAccessAlloc_"] = "allocate-Tensor7_hbm"; });
+  EXPECT_TRUE(has(e, "scheduleTree_[1].relatedIndirectAccessAlloc_: names no allocate node ('allocate-Tensor7_hbm')"))
+      << e;
+  e = error([](Json& d) { d["scheduleTree_"][1]["relatedIndirectAccessAlloc_"] = "allocate-Tensor2_hbm"; });
+  EXPECT_TRUE(has(e, "is not the index tensor a value tensor pairs with")) << e;
+  e = error([](Json& d) { d["computeOp_"][0].erase("indirectAccessIndexLabeledDs"); });
+  EXPECT_TRUE(has(e, "Tensor0 is an indirectly accessed tensor, but no computeOp_ names its index tensor")) << e;
+  e = error([](Json& d) {  // the table written through the index: a scatter
+    d["computeOp_"][0]["inputLabeledDs"] = {"Tensor2-idx2"};
+    d["computeOp_"][0]["outputLabeledDs"] = {"Tensor1-idx1"};
+  });
+  EXPECT_TRUE(has(e, "unsupported: the value tensor Tensor1 is not an input (an indirect scatter")) << e;
+  e = error([](Json& d) {
+    d["labeledDs_"][0]["dataFormat_"] = "SEN169_FP16";
+    d["labeledDs_"][0]["wordLength"] = 2;
+    d["primaryDsInfo_"]["KERNEL_IDX"]["stickSize_"] = {64};
+  });
+  EXPECT_TRUE(has(e, "an index tensor holds 32-bit integers")) << e;
 }
 
 // torch-spyre pads a dim to whole sticks in N_ and masks the padding with a
