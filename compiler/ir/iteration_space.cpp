@@ -45,6 +45,7 @@ int64_t round_up(int64_t n, int64_t multiple) { return multiple > 1 ? (n + multi
 // op's splits divide such a dim that ends in a partial stick.
 void mark_stick_dims(const Graph& g, const Op& op, IterationSpace& s) {
   std::vector<bool> other_use(s.dims.size(), false);
+  std::vector<int64_t> narrowest(s.dims.size(), 0);  // the fewest elements per stick among its operands
   for (const auto& o : s.operands) {
     const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
     for (size_t j = 0; j < t.shape.size(); ++j) {
@@ -55,11 +56,15 @@ void mark_stick_dims(const Graph& g, const Op& op, IterationSpace& s) {
         continue;
       }
       s.dims[it].stick_elems = std::max(s.dims[it].stick_elems, stick_elems(t.dtype));
+      narrowest[it] = narrowest[it] == 0 ? stick_elems(t.dtype) : std::min(narrowest[it], stick_elems(t.dtype));
     }
   }
   for (size_t i = 0; i < s.dims.size(); ++i) {
     IterDim& d = s.dims[i];
     if (other_use[i] || d.reduction) d.stick_elems = 0;
+    // Operands of two stick widths (a dtype conversion): padding the dim to
+    // whole wide sticks would run past the narrow operand's last stick.
+    if (d.stick_elems > 0 && narrowest[i] != d.stick_elems && d.size % d.stick_elems != 0) d.stick_elems = 0;
     const auto split = op.splits.find(d.label);
     if (d.stick_elems > 0 && split != op.splits.end() && split->second > 1) d.size = round_up(d.size, d.stick_elems);
   }

@@ -49,6 +49,7 @@ WorkloadParams llm_config_params(const std::string& path, WorkloadParams params)
   params.attention_multiplier = positive("attention_multiplier", 1.0 / std::sqrt(static_cast<double>(head_dim)));
   params.residual_multiplier = positive("residual_multiplier", 1.0);
   params.logits_scaling = positive("logits_scaling", 1.0);
+  params.embedding_multiplier = positive("embedding_multiplier", 1.0);
   return params;
 }
 

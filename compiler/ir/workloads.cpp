@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "compiler/ir/model_ops.h"
 #include "runtime/error.h"
@@ -21,7 +22,7 @@ namespace {
 constexpr int64_t kGraniteHidden = 4096, kGraniteHeads = 32, kGraniteKvHeads = 8, kGraniteIntermediate = 12800;
 constexpr int64_t kGraniteLayers = 40, kGraniteVocab = 49159;
 constexpr float kGraniteEps = 1e-5f, kGraniteAttentionMultiplier = 0.0078125f, kGraniteResidualMultiplier = 0.22f,
-                kGraniteLogitsScaling = 16.0f;
+                kGraniteLogitsScaling = 16.0f, kGraniteEmbeddingMultiplier = 12.0f;
 
 const std::vector<std::string> kBinary = {"add", "sub", "mul", "div", "maximum", "minimum"};
 const std::vector<std::string> kReductions = {"sum", "mean", "amax", "amin", "prod"};
@@ -36,11 +37,13 @@ class Builder {
  public:
   Builder(const std::string& name, DType dtype) : dtype_(dtype) { g_.name = name; }
 
-  std::string tensor(const std::string& name, const Shape& shape, Role role, int shard_dim = -1) {
+  std::string tensor(const std::string& name, const Shape& shape, Role role, int shard_dim = -1,
+                     std::optional<DType> dtype = std::nullopt) {
     Tensor t;
     t.name = name;
     t.shape = shape;
-    t.dtype = dtype_;
+    t.dtype = dtype.value_or(dtype_);
+    t.dtype_given = dtype.has_value();
     t.role = role;
     t.shard_dim = shard_dim;
     g_.add_tensor(t);
@@ -150,12 +153,11 @@ std::string rope(Builder& b, const std::string& x, int64_t head_dim) {
   return b.op("add", {x + ".cos", x + ".sin"}, x + ".rope");
 }
 
-// The whole Granite-3.3-8B (or a smaller one of its shape) from the scaled
-// token embeddings to the logits: --layers decoder layers (RMSNorm, RoPE,
+// The whole Granite-3.3-8B (or a smaller one of its shape) from the token ids
+// to the logits: the embedding (a gather, torch-spyre's indirect access,
+// times embedding_multiplier), --layers decoder layers (RMSNorm, RoPE,
 // grouped-query attention with an additive mask, SwiGLU, scaled residuals),
-// the final norm and the LM head (divided by logits_scaling). The embedding
-// lookup is the host's (indirect access is not compiled): the input is its
-// output times embedding_multiplier. Prefill: --seq tokens attend to each
+// the final norm and the LM head (divided by logits_scaling). Prefill: --seq tokens attend to each
 // other; decode: --seq new tokens attend to --context cached ones too (each
 // layer's past_k / past_v grown by cat along the sequence, as a KV cache).
 Graph granite(const WorkloadParams& p) {
@@ -197,6 +199,7 @@ Graph granite(const WorkloadParams& p) {
   const float scale = or_granite(p.attention_multiplier, kGraniteAttentionMultiplier);
   const float residual = or_granite(p.residual_multiplier, kGraniteResidualMultiplier);
   const float logits_scaling = or_granite(p.logits_scaling, kGraniteLogitsScaling);
+  const float embedding_multiplier = or_granite(p.embedding_multiplier, kGraniteEmbeddingMultiplier);
   // x + branch * residual (no multiply where the model has none).
   auto residual_add = [&](Builder& b, const std::string& x, const std::string& branch, const std::string& out) {
     if (residual == 1.0f) return b.op("add", {x, branch}, out);
@@ -205,11 +208,13 @@ Graph granite(const WorkloadParams& p) {
   };
   Builder b("granite", p.dtype);
   b.cards(static_cast<int>(n));
-  b.tensor("x", {batch, seq, e}, Role::Input);
+  b.tensor("ids", {batch, seq}, Role::Input, -1, DType::I32);
+  b.tensor("embed_tokens.weight", {vocab, e}, Role::Weight);
   b.tensor("rope.cos", {batch, 1, seq, d}, Role::Input);
   b.tensor("rope.sin", {batch, 1, seq, d}, Role::Input);
   b.tensor("mask", {batch, 1, seq, context + seq}, Role::Input);
-  std::string hidden = "x";
+  std::string hidden = b.op("embedding", {"embed_tokens.weight", "ids"}, "embeds");
+  if (embedding_multiplier != 1.0f) hidden = b.op("mul", {hidden}, "x", {{"scalar", embedding_multiplier}});
   for (int64_t l = 0; l < layers; ++l) {
     const std::string layer = "layers." + std::to_string(l) + ".";
     // Each weight with the dim its cards divide (-1: whole on every card).

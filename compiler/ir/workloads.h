@@ -24,9 +24,10 @@ struct WorkloadParams {
   // on this many cards (0 or 1: one card).
   int64_t cards = 0;
   // The model's scalars (0: Granite-3.3-8B's): RMSNorm eps, the attention
-  // scale, the residual branches' and the logits' divisor (--model sets them
-  // from a config.json: llm_config.h).
-  double rms_norm_eps = 0, attention_multiplier = 0, residual_multiplier = 0, logits_scaling = 0;
+  // scale, the residual branches' and the logits' divisor, the embeddings'
+  // multiplier (--model sets them from a config.json: llm_config.h).
+  double rms_norm_eps = 0, attention_multiplier = 0, residual_multiplier = 0, logits_scaling = 0,
+         embedding_multiplier = 0;
   // The options the user set ("shape", "dim", "seq", "kv-heads", ...): one the
   // workload does not take is refused, not ignored.
   std::vector<std::string> given;

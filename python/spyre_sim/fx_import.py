@@ -187,8 +187,8 @@ class _GraphBuilder:
         if packet in _UNARY:
             return self.emit(packet, [args[0]], out)
         if packet == "gelu":
-            if kwargs.get("approximate", "none") != "none":
-                return self.refuse(node, "approximate='tanh'")
+            # Either form: torch-spyre lowers gelu to the backend's gelufwd whatever its
+            # `approximate` (lowering.py lower_gelu drops it), so the tanh form runs as gelufwd.
             return self.emit("gelu", [args[0]], out)
         if packet in _BINARY:
             return self.binary(node, _BINARY[packet], args, kwargs)

@@ -3,11 +3,11 @@ Granite's architecture (RMSNorm, RoPE, grouped-query attention with an additive 
 SwiGLU MLP; Granite's embedding, residual, attention and logits multipliers).
 
 The same definition is the CPU reference and what `spyre_sim.compile` traces, so the
-values the device computes are checked against the module itself. RoPE's cos/sin tables
-and the mask are inputs (the host makes them from the positions, as torch-spyre's models
-run sin/cos on the CPU); the token embedding is a lookup the host does (indirect access
-is not compiled), so the model takes the embedded tokens. A decode step takes each
-layer's cache of past keys and values and grows it by `torch.cat` along the sequence.
+values the device computes are checked against the module itself. The model takes token
+ids: the embedding is a lookup on the card (a gather, torch-spyre's indirect access).
+RoPE's cos/sin tables and the mask are inputs (the host makes them from the positions, as
+torch-spyre's models run sin/cos on the CPU). A decode step takes each layer's cache of
+past keys and values and grows it by `torch.cat` along the sequence.
 """
 import json
 import math
@@ -148,9 +148,9 @@ class DecoderLayer(nn.Module):
 
 
 class DecoderLM(nn.Module):
-    """forward(embeds, cos, sin, mask[, past_k_0, past_v_0, past_k_1, ...]) -> logits.
+    """forward(ids, cos, sin, mask[, past_k_0, past_v_0, past_k_1, ...]) -> logits.
 
-    embeds: [batch, seq, hidden] (the token embeddings, `embed(ids)`); cos, sin:
+    ids: [batch, seq] token ids (int64); cos, sin:
     [batch, 1, seq, head_dim]; mask: additive, [batch, 1, seq, context + seq]; past_k_i,
     past_v_i: [batch, kv_heads, context, head_dim] for a decode step."""
 
@@ -165,13 +165,15 @@ class DecoderLM(nn.Module):
             self.lm_head.weight = self.embed_tokens.weight
 
     def embed(self, ids):
-        """The host's part: token ids -> embeddings (with Granite's multiplier)."""
-        return self.embed_tokens(ids) * self.cfg["embedding_multiplier"]
+        """Token ids -> embeddings (with Granite's multiplier)."""
+        embeds = self.embed_tokens(ids)
+        multiplier = self.cfg["embedding_multiplier"]
+        return embeds * multiplier if multiplier != 1.0 else embeds
 
-    def forward(self, embeds, cos, sin, mask, *past):
+    def forward(self, ids, cos, sin, mask, *past):
         if past and len(past) != 2 * len(self.layers):
             raise ValueError(f"a decode step takes 2 x {len(self.layers)} cache tensors, got {len(past)}")
-        x = embeds
+        x = self.embed(ids)
         for i, layer in enumerate(self.layers):
             past_k, past_v = (past[2 * i], past[2 * i + 1]) if past else (None, None)
             x = layer(x, cos, sin, mask, past_k, past_v)
@@ -200,15 +202,13 @@ def causal_mask(seq, context=0, batch=1, masked=-1e4):
 
 def example_inputs(model, seq, context=0, batch=1, seed=0):
     """Inputs of a prefill (context 0) or a decode step after `context` tokens: random
-    token ids embedded by the model, RoPE tables at the right positions, the causal mask,
-    and (decode) random caches of past keys and values."""
+    token ids, RoPE tables at the right positions, the causal mask, and (decode) random
+    caches of past keys and values."""
     cfg = model.cfg
     gen = torch.Generator().manual_seed(seed)
     ids = torch.randint(0, cfg["vocab_size"], (batch, seq), generator=gen)
-    with torch.no_grad():
-        embeds = model.embed(ids)
     cos, sin = rope_tables(cfg, range(context, context + seq), batch)
-    inputs = [embeds, cos, sin, causal_mask(seq, context, batch)]
+    inputs = [ids, cos, sin, causal_mask(seq, context, batch)]
     for _ in range(len(model.layers) if context else 0):
         for _kv in range(2):
             inputs.append(torch.randn(batch, cfg["num_key_value_heads"], context, cfg["head_dim"], generator=gen))

@@ -40,8 +40,10 @@ def test_small_llm_matches_its_cpu_logits(tmp_path, small_model, phase, seq, con
     names = {t["name"]: t for t in graph["tensors"]}
     assert names["layers.1.self_attn.q_proj.weight"]["role"] == "weight"
     assert names["layers.1.self_attn.q_proj.weight"]["shape"] == [256, 256]
-    assert names["embeds"]["role"] == "input" and names["output"]["role"] == "output"
-    assert "embed_tokens.weight" not in names  # the host's lookup: not read on the card
+    assert names["ids"]["role"] == "input" and names["ids"]["dtype"] == "int32"
+    assert names["output"]["role"] == "output"
+    assert names["embed_tokens.weight"]["role"] == "weight"  # the lookup runs on the card
+    assert any(op["op"] == "embedding" for op in graph["ops"])
     past = [n for n in names if n.startswith("past_")]
     assert len(past) == (4 if phase == "decode" else 0)
     assert sum(op["op"] == "cat" for op in graph["ops"]) == (4 if phase == "decode" else 0)
@@ -137,6 +139,19 @@ def test_gathers_run_as_indirect_access(tmp_path):
     assert sum('"indirectAccessIndexLabeledDs"' in text for text in sdscs) == len(gathers)
 
 
+class TanhGelu(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.gelu(x, approximate="tanh")
+
+
+def test_tanh_gelu_runs_as_torch_spyres_gelufwd(tmp_path):
+    x = torch.randn(8, 128) * 3
+    compiled = spyre_sim.compile(TanhGelu(), (x,), str(tmp_path))
+    errors, result = compiled.compare(x)
+    assert [k["op"] for k in result["report"]["kernels"]] == ["gelufwd"]
+    assert errors["output"] < 2 ** -8, errors  # the erf form against the tanh form, in DLFloat16
+
+
 def test_a_dtype_without_a_device_format_is_refused_in_one_line(tmp_path):
     with pytest.raises(spyre_sim.SpyreError, match="dtype uint8 has no device format"):
         spyre_sim.compile(Positions(), (torch.tensor([[1, 2]], dtype=torch.uint8), torch.rand(1, 2)), str(tmp_path))
@@ -210,15 +225,15 @@ def test_the_clis_model_builder_matches_the_pytorch_module(tmp_path, small_model
                            "64", "--cores", "8", "--quiet", "-o", str(tmp_path / "program")],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    embeds, cos, sin, mask = llm.example_inputs(small_model, 64, seed=4)
-    inputs = {"x": embeds, "rope.cos": cos, "rope.sin": sin, "mask": mask}
+    ids, cos, sin, mask = llm.example_inputs(small_model, 64, seed=4)
+    inputs = {"ids": ids, "rope.cos": cos, "rope.sin": sin, "mask": mask}
     for name, value in small_model.state_dict().items():
         name = name.replace("self_attn.", "").replace("mlp.", "")
-        if "rope_rotation" not in name and name != "embed_tokens.weight":
+        if "rope_rotation" not in name:
             inputs[name] = value
-    result = spyre_sim.run(str(tmp_path / "program"), inputs={k: v.numpy() for k, v in inputs.items()})
+    result = spyre_sim.run(str(tmp_path / "program"), inputs={k: v.float().numpy() for k, v in inputs.items()})
     with torch.no_grad():
-        want = small_model(embeds, cos, sin, mask).numpy()
+        want = small_model(ids, cos, sin, mask).numpy()
     got = np.asarray(result["outputs"]["logits"]).reshape(want.shape)
     error = np.abs(got - want).max() / np.abs(want).max()
     assert 0 < error <= DLFLOAT16_TOLERANCE
