@@ -211,8 +211,9 @@ class SdscWriter {
             {"scale_", scale},
             {"wordLength", word_bytes(format)},
             {"dataFormat_", format_name},
-            {"memOrg_", info.tensor->in_lx ? Json{{"lx", {{"isPresent", 1}}}}
-                                           : Json{{"hbm", {{"isPresent", 1}}}, {"lx", {{"isPresent", 1}}}}}};
+            {"memOrg_", info.tensor->in_lx   ? Json{{"lx", {{"isPresent", 1}}}}
+                        : gather() && i == 1 ? Json{{"hbm", {{"isPresent", 1}}}}  // an index: HBM only
+                                             : Json{{"hbm", {{"isPresent", 1}}}, {"lx", {{"isPresent", 1}}}}}};
   }
 
   Json coord_info(size_t i, int d) const {

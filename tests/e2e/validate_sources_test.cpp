@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "e2e_support.h"
 #include "sim/run_bundle.h"
 #include "studies/measurement_sources.h"
