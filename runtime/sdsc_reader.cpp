@@ -600,11 +600,14 @@ class SdscParser {
       list.element(0).error(sdsc_.tensors[index].name + " is not an index tensor (indirectAllocType_)");
     if (sdsc_.tensors[index].format != DataFormat::Int32)
       list.element(0).error("an index tensor holds 32-bit integers (SENUINT32 or IEEE_INT32)");
-    // Its dims with scale_ 1: size-1 dims it broadcasts along do not count.
+    // The dim it indexes: one with scale_ 1 (dims it broadcasts along do not
+    // count), not the value tensor's stick dim, and of more than one element
+    // where several remain (a table of one-element rows is [M, 1]).
     std::vector<std::string> spans;
     for (const auto& [dim, scale] : sdsc_.tensors[index].scale) {
-      if (scale == DimScale::Normal) spans.push_back(dim);
+      if (scale == DimScale::Normal && dim != sdsc_.primary_of(ia.related).stick_dim) spans.push_back(dim);
     }
+    if (spans.size() > 1) std::erase_if(spans, [&](const std::string& d) { return sdsc_.size.at(d) == 1; });
     if (spans.size() != 1)
       list.element(0).error("unsupported: an index tensor spanning " + std::to_string(spans.size()) +
                             " dims (a gather through a one-dim index is modeled)");

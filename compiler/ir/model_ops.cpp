@@ -525,10 +525,6 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
         fail("", where, "index_select gathers along dim 0 only (torch-spyre's indirect access reads whole rows)");
       if (op.name == "index_select" && in[1].size() != 1)
         fail("", where, "index_select takes a one-dim index, got " + shape_str(in[1]));
-      if (in[0].size() < 2)
-        fail("", where,
-             "a gather from a rank-1 tensor " + shape_str(in[0]) +
-                 " (its rows would be elements within sticks; torch-spyre's indirect access reads rows of sticks)");
       Shape out = in[1];
       out.insert(out.end(), in[0].begin() + 1, in[0].end());
       return out;

@@ -558,7 +558,9 @@ class Decomposer {
           fail("", origin_,
                "the index of a gather is an integer tensor (int32 or int64), not " +
                    std::string(dtype_name(tensor(in[1]).dtype)));
-        const Shape table = shape(in[0]);
+        // A rank-1 table gathers rows of one element: [M] as [M, 1].
+        const int source = shape(in[0]).size() == 1 ? reshape(in[0], {shape(in[0])[0], 1}, "table") : in[0];
+        const Shape table = shape(source);
         auto gather_rows = [&](int index_view, int64_t n, int into) {
           Shape index_shape(table.size(), 1);
           index_shape[0] = n;
@@ -566,7 +568,7 @@ class Decomposer {
           Shape rows_shape = table;
           rows_shape[0] = n;
           const int rows = into >= 0 ? into : temp("rows", rows_shape, dtype);
-          emit("identity", {in[0], index}, rows, {{"gather", true}});
+          emit("identity", {source, index}, rows, {{"gather", true}});
           return rows;
         };
         const int64_t n = tensor(in[1]).elements(), row_len = shape(in[1]).back(), index_rows = n / row_len;

@@ -262,6 +262,9 @@ class _GraphBuilder:
             if dtype == torch.bool and source != torch.bool:  # a number to bool: 1 where it is not 0
                 return self.emit("ne", [args[0]], out, {"scalar": 0.0})
             return self.emit("to", [args[0]], out, {"dtype": _dtype_name(dtype, self.float_dtype, node.name)})
+        if packet in ("bitwise_or", "logical_or", "bitwise_and") and self.all_bool(node):
+            # bools are 0/1 on the card: or is their maximum, and their minimum
+            return self.emit("maximum" if packet != "bitwise_and" else "minimum", args[:2], out)
         if packet == "embedding":  # aten's order: the table, then the indices
             return self.emit("embedding", [args[0], args[1]], out)
         if packet == "index_select":
@@ -290,6 +293,12 @@ class _GraphBuilder:
             return self.multi_output(node, packet, args, kwargs)
         return self.refuse(node)
 
+    @staticmethod
+    def all_bool(node):
+        torch = _torch()
+        metas = [a.meta.get("tensor_meta") for a in node.args[:2] if isinstance(a, torch.fx.Node)]
+        return len(metas) == 2 and all(m is not None and m.dtype == torch.bool for m in metas)
+
     def scalar_tensor(self, value, out, index):
         """A tensor name as it is, a Python number as a one-element constant named after its use."""
         if not isinstance(value, (int, float, bool)):
@@ -314,6 +323,21 @@ class _GraphBuilder:
             quotient = self.binary(node, "div", args, {}, out + "_quotient")
             return self.emit("floor", [quotient], out)
         alpha = kwargs.get("alpha", 1)
+        if isinstance(a, (int, float, bool)) and not isinstance(b, (int, float, bool)):
+            # A number first (2 + x, 1 - x, 1 / x): the tensor first where the op allows it.
+            if alpha != 1:
+                b = self.binary_scalar("mul", b, alpha, out + "_alpha")
+            mirrored = {"add": "add", "mul": "mul", "maximum": "maximum", "minimum": "minimum", "eq": "eq",
+                        "ne": "ne", "lt": "gt", "gt": "lt", "le": "ge", "ge": "le"}
+            if op in mirrored:
+                return self.emit(mirrored[op], [b], out, {"scalar": float(a)})
+            if op == "sub":  # a - b = -b + a
+                return self.emit("add", [self.emit("neg", [b], out + "_neg")], out, {"scalar": float(a)})
+            if op == "div":  # a / b = a * (1 / b)
+                if a == 1:
+                    return self.emit("reciprocal", [b], out)
+                return self.binary_scalar("mul", self.emit("reciprocal", [b], out + "_reciprocal"), a, out)
+            return self.refuse(node, f"a number as the first operand of {op}")
         if alpha != 1:
             b = b * alpha if isinstance(b, (int, float)) else self.binary_scalar("mul", b, alpha, out + "_alpha")
         if isinstance(b, (int, float, bool)):
