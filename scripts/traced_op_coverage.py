@@ -37,6 +37,7 @@ CPU_FALLBACK = {
     "torch.arange", "torch.sin", "torch.cos", "torch.tril", "torch.triu", "torch.isin", "torch.bitwise_xor",
     "torch.bitwise_or", "torch.argmax", "torch.argmin", "torch.cumsum", "torch.any", "torch.index_copy",
     "torch.normal_", "torch.uniform_", "torch.random_",
+    "torch.or_",  # Python's | on tensors: bitwise_or
 }
 # Python's operators as traced (torch.getitem is tensor[...]).
 OPERATORS = {

@@ -579,6 +579,10 @@ class Decomposer {
         if (index_rows == 1 || row_len % stick_elems(DType::I32) == 0) {
           rows = gather_rows(in[1], n, rows);
         } else {
+          if (source != in[0])
+            fail("", origin_,
+                 "unsupported: a gather from a rank-1 table through an index whose rows (" + std::to_string(row_len) +
+                     " elements) end inside a stick: flatten the index first");
           // Rows of the index that end inside a stick do not line up as one
           // index without a copy packing them: a gather per row of the index,
           // the results joined along dim 0 (a concat view, as lower_cat's).

@@ -456,6 +456,27 @@ TEST(CompiledProgram, EmbeddingGathersTheRowsOfItsIds) {
   }
 }
 
+// Gathers the compiler cannot lay out, or an index that is not an integer
+// tensor, get one line naming the op.
+TEST(CompiledProgram, GatherRefusalsNameTheOp) {
+  auto error = [](const std::string& table, const std::string& index) {
+    const Json graph = Json::parse(R"({"name": "g", "tensors": [
+        {"name": "x", "shape": )" + table +
+                                   R"(, "dtype": "float16", "role": "input"},
+        {"name": "i", "shape": [2, 5], "dtype": ")" +
+                                   index + R"(", "role": "input"},
+        {"name": "y", "role": "output"}],
+      "ops": [{"op": "embedding", "inputs": ["x", "i"], "outputs": ["y"]}]})");
+    return test::error_of(
+        [&] { compiler::compile(compiler::parse_graph(graph, "g.json"), compiler::CompileOptions{}); });
+  };
+  EXPECT_EQ(error("[272]", "int32"),
+            "g.json: $.ops[0] embedding 'y': unsupported: a gather from a rank-1 table through an index whose rows (5 "
+            "elements) end inside a stick: flatten the index first");
+  EXPECT_EQ(error("[272, 64]", "float16"),
+            "g.json: $.ops[0] embedding 'y': the index of a gather is an integer tensor (int32 or int64), not float16");
+}
+
 TEST(CompiledProgram, GraniteDecoderLayerRunsInTimingMode) {
   test::TempDir dir;
   CompileJob job;
