@@ -153,6 +153,12 @@ Subcommand add_run(CLI::App& app) {
   add_between_runs_option(cmd, o->between_runs, "back-to-back");
   cmd->add_flag("--vf", o->run.vf,
                 "VF multi-tenancy: LX is wiped at every bundle boundary; reads of wiped data are hazards");
+  cmd->add_option("--sample-repeats", o->run.sample_repeats,
+                  "Sampled simulation of repeated kernels (a model's layers): a kernel whose plan (the same bytes "
+                  "of the same operands, the same compute per core) was simulated N times already takes the last "
+                  "one's time and counters instead of being simulated; 0 (default): every kernel simulated "
+                  "(docs/report.md)")
+      ->check(CLI::Range(0, 1000));
   cmd->add_flag("--quiet", o->quiet, "Do not print the report table");
   cmd->add_flag("--strict", o->strict, "Exit with status 4 if any hazard is found, naming the first");
   return {cmd, [o, fill] {

@@ -123,8 +123,11 @@ py::dict run_cache(const spyre::sim::RunOptions& o, const std::string& order) {
 
 py::dict run(const std::string& bundle, const std::optional<py::dict>& inputs, std::optional<float> fill,
              const std::string& expect, std::optional<double> rtol, std::optional<double> atol, const std::string& arch,
-             const Strings& set, bool vf, int warmup, const std::string& between_runs, const std::string& order) {
+             const Strings& set, bool vf, int warmup, const std::string& between_runs, const std::string& order,
+             int sample_repeats) {
   spyre::sim::RunOptions o = run_options(bundle, inputs, fill, arch, set, vf, warmup, between_runs);
+  if (sample_repeats < 0) throw spyre::SpyreError("sample_repeats: " + std::to_string(sample_repeats) + " is negative");
+  o.sample_repeats = sample_repeats;
   o.expect_dir = expect;
   o.rtol = rtol;
   o.atol = atol;
@@ -288,7 +291,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("bundle"), py::kw_only(), py::arg("inputs") = py::none(), py::arg("fill") = py::none(),
         py::arg("expect") = "", py::arg("rtol") = py::none(), py::arg("atol") = py::none(), py::arg("arch") = "",
         py::arg("set") = Strings{}, py::arg("vf") = false, py::arg("warmup") = 0,
-        py::arg("between_runs") = "back-to-back", py::arg("order") = "");
+        py::arg("between_runs") = "back-to-back", py::arg("order") = "", py::arg("sample_repeats") = 0);
   m.def("check", &check, "Hazards of a bundle (empty: clean), as dicts", py::arg("bundle"), py::kw_only(),
         py::arg("arch") = "", py::arg("set") = Strings{}, py::arg("vf") = false);
   m.def("compile", &compile, "Compile a graph file or built-in workload into OUTPUT", py::arg("output"), py::kw_only(),

@@ -80,6 +80,7 @@ RunOutcome run_bundle(const RunOptions& o) {
   }
   DeviceMemory* memory = functional ? memories.front().get() : nullptr;
   SimulateOptions simulate_options{!o.trace_path.empty(), o.vf, o.protocol};
+  simulate_options.sample_repeats = o.sample_repeats;
   for (size_t card = 1; card < memories.size(); ++card) simulate_options.other_cards.push_back(memories[card].get());
   SimulationResult sim = simulate(program, arch, memory, simulate_options);
   RunOutcome outcome;

@@ -30,6 +30,7 @@ struct RunOptions {
   std::vector<std::string> arch_overrides;
   bool vf = false;               // LX wiped at every bundle boundary (VF multi-tenancy)
   MeasurementProtocol protocol;  // runs before the measured one (steady state), and between them
+  int sample_repeats = 0;        // --sample-repeats (SimulateOptions::sample_repeats)
 };
 
 struct RunOutcome {

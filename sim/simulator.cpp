@@ -13,6 +13,7 @@
 #include "sim/hw/systemc_context.h"
 #include "sim/report/card_report.h"
 #include "sim/schedule/kernel_plan.h"
+#include "sim/schedule/kernel_twins.h"
 
 namespace spyre::sim {
 
@@ -67,13 +68,14 @@ SimulationResult simulate(const Program& program, const ArchConfig& arch, Device
   begin_systemc_context();
   SimulationResult result;
   try {
-    Card card("card", arch, program, plans, options.protocol);
+    Card card("card", arch, program, plans, options.protocol, timing_twins(program, plans, options.sample_repeats));
     sc_core::sc_start();
     std::vector<double> kernel_start_us;  // relative to the first launch
     for (const auto& t : card.kernel_timing())
       kernel_start_us.push_back((t.start_ns - card.device_start_ns()) / 1000.0);
     result.report = build_report(program, arch, plans, card, memory != nullptr, wipe_lx_at_bundles,
                                  find_hazards(program, arch, kernel_start_us, wipe_lx_at_bundles));
+    result.report.sample_repeats = options.sample_repeats;
     if (options.trace) result.trace = build_trace(card);
   } catch (const sc_core::sc_report& e) {
     throw SpyreError(std::string("SystemC: ") + e.what());

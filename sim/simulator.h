@@ -26,6 +26,10 @@ struct SimulateOptions {
   // card: `memory` is card 0's, these are cards 1 .. N-1's. The card model
   // times card 0; the others run the same schedule on their own parts.
   std::vector<DeviceMemory*> other_cards = {};
+  // run --sample-repeats: a kernel whose plan was simulated this many times
+  // already takes the last one's timing (sim/schedule/kernel_twins.h); 0:
+  // every kernel simulated. Values are computed for every kernel either way.
+  int sample_repeats = 0;
 };
 
 // Each call builds its own SystemC kernel context, so one process can run

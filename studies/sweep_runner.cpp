@@ -154,6 +154,7 @@ SweepRow run_sweep_point(const SweepSpec& spec, const SweepPoint& point, const s
     o.arch_path = arch_path;
     o.arch_overrides = overrides;
     o.protocol = spec.protocol;
+    o.sample_repeats = spec.sample_repeats;
     o.bundle = run.bundle;
     if (run.bundle.empty()) {
       const DeviceLimits device = load_arch(arch_path, overrides).limits();

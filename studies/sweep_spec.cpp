@@ -200,6 +200,8 @@ SweepSpec read_sweep_spec(const std::string& path) {
     if (!parsed) between->error("must be \"back-to-back\" or \"device-work\"");
     spec.protocol.between_runs = *parsed;
   }
+  if (const auto repeats = root.find("sample_repeats"))
+    spec.sample_repeats = static_cast<int>(repeats->as_int_in(0, 1000));
 
   // Points: runs x the groups crossed, the last group stepping fastest.
   double total = static_cast<double>(spec.runs.size());
@@ -224,6 +226,7 @@ SweepSpec read_sweep_spec(const std::string& path) {
       // Only when set: the points of specs written before it keep their hashes.
       if (spec.protocol.between_runs != sim::BetweenRuns::kBackToBack)
         canonical += "\nbetween_runs=" + sim::to_string(spec.protocol.between_runs);
+      if (spec.sample_repeats > 0) canonical += "\nsample_repeats=" + std::to_string(spec.sample_repeats);
       p.hash = hash_text(canonical);
       if (const auto [it, fresh] = seen.emplace(p.hash, p.index); !fresh)
         root.at("axes").error("points " + std::to_string(it->second) + " and " + std::to_string(p.index) +

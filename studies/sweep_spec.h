@@ -46,6 +46,7 @@ struct SweepSpec {
   std::vector<std::string> axis_keys;  // result columns, in order
   std::vector<std::string> keep;       // metric columns kept (all when the spec names none)
   sim::MeasurementProtocol protocol;   // as run --warmup, --between-runs
+  int sample_repeats = 0;              // as run --sample-repeats
   std::vector<SweepPoint> points;
 };
 

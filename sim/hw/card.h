@@ -32,6 +32,7 @@ namespace spyre::sim {
 
 struct KernelTiming {
   double start_ns = 0, end_ns = 0;
+  int timing_of = -1;                  // sampled: the kernel whose timing this one took (kernel_twins.h); -1: simulated
   double launch_ns = 0;                // bundle launch and dispatch before it
   std::map<int, double> core_end_ns;   // each core's last store (and write fence) done
   std::map<int, double> core_ring_ns;  // each core's time in its ring phases (reduce, shuffle, relayout)
@@ -55,8 +56,10 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   // protocol: runs of the whole program before the measured one (the steady
   // state measurements report: caches warm, uploads done) and what happens
   // between them (measurement_protocol.h).
+  // timing_of: per kernel, the kernel whose timing and counters it takes
+  // instead of being simulated (timing_twins; empty or -1: simulated).
   Card(sc_core::sc_module_name name, const ArchConfig& arch, const Program& program,
-       const std::vector<KernelWork>& plans, const MeasurementProtocol& protocol = {});
+       const std::vector<KernelWork>& plans, const MeasurementProtocol& protocol = {}, std::vector<int> timing_of = {});
 
   // CardControlIf, called from core threads.
   void relayout_phase(int core) override;
@@ -70,6 +73,9 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   const MeasurementProtocol& protocol() const { return protocol_; }
   // Every block's counters when the measured iteration started, by block name.
   const std::map<std::string, Counters>& counters_at_start() const { return counters_at_start_; }
+  // What the measured iteration's sampled kernels added to each block's
+  // counters: their twins' increments, by block name (empty unless sampled).
+  const std::map<std::string, Counters>& sampled_counters() const { return sampled_counters_; }
 
   std::vector<Activity> activities() const override;  // "kernels": the measured iteration's SDSCs
   std::string trace_group() const override { return "card"; }
@@ -86,6 +92,9 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   SC_HAS_PROCESS(Card);
   void run();
   void run_kernel(size_t index, double launch_ns);
+  // A sampled kernel: its twin's time (in this iteration) passes, its twin's counter increments are added.
+  void reuse_timing(size_t index, size_t iteration_base, double launch_ns);
+  std::map<std::string, Counters> counter_snapshot() const;
   void run_collectives(int after_bundle);
   void ring_phase_steps(int core);
   // Moves the host's input (upload) or output tensors over the host link; returns when the last arrives.
@@ -122,6 +131,10 @@ class Card : public sc_core::sc_module, public HardwareBlock, public CardControl
   double device_start_ns_ = 0, device_end_ns_ = 0;
   MeasurementProtocol protocol_;
   std::map<std::string, Counters> counters_at_start_;
+  std::vector<int> timing_of_;
+  std::vector<bool> has_twins_;                                   // some kernel takes this one's timing
+  std::map<size_t, std::map<std::string, Counters>> increments_;  // a twin's counter increments, by kernel
+  std::map<std::string, Counters> sampled_counters_;
 };
 
 }  // namespace spyre::sim

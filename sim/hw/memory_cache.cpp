@@ -109,6 +109,44 @@ MemoryCache::Entry& MemoryCache::touch(int64_t line, tlm::tlm_generic_payload& r
   return added;
 }
 
+MemoryCache::Entry& MemoryCache::touch_untimed(int64_t line) {
+  if (const int32_t held = where_.find(line); held >= 0) {
+    if (held != newest_) {
+      unlink(held);
+      link_newest(held);
+    }
+    return slots_[static_cast<size_t>(held)];
+  }
+  if (held_ >= capacity_lines_) {
+    const int32_t oldest = oldest_;
+    unlink(oldest);
+    where_.erase(slots_[static_cast<size_t>(oldest)].line);
+    free_slots_.push_back(oldest);
+    --held_;
+  }
+  const int32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  slots_[static_cast<size_t>(slot)] = {line, 0, 0, 0.0, -1, -1};
+  link_newest(slot);
+  where_.insert(line, slot);
+  ++held_;
+  return slots_[static_cast<size_t>(slot)];
+}
+
+void MemoryCache::warm(int64_t first, int64_t length, bool write) {
+  if (capacity_lines_ <= 0) return;
+  for (int64_t line = first / line_bytes_; line * line_bytes_ < first + length; ++line) {
+    if (write && !write_allocate_ && where_.find(line) < 0) continue;  // written around
+    const int64_t base = line * line_bytes_;
+    const int64_t lo = (std::max(first, base) - base) / sector_bytes_;
+    const int64_t hi = (std::min(first + length, base + line_bytes_) - base + sector_bytes_ - 1) / sector_bytes_;
+    const uint64_t mask = (hi - lo >= 64 ? ~uint64_t{0} : ((uint64_t{1} << (hi - lo)) - 1)) << lo;
+    Entry& entry = touch_untimed(line);
+    entry.valid |= mask;
+    if (write) entry.dirty |= mask;
+  }
+}
+
 void MemoryCache::write_back(const Entry& victim, tlm::tlm_generic_payload& wb) {
   const int64_t bytes = std::popcount(victim.dirty) * sector_bytes_;
   describe(wb, tlm::TLM_WRITE_COMMAND, victim.line * line_bytes_ + std::countr_zero(victim.dirty) * sector_bytes_,

@@ -55,6 +55,12 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
   // every line; returns when the last write-back is done (ns). Called at the
   // end of a run whose next one comes after other device work (BetweenRuns).
   double flush();
+  // Sampled simulation (run --sample-repeats): what a kernel that is not
+  // simulated would leave in the cache, with no time and no counters (its
+  // twin's are taken): the lines it reads become held, those it writes held
+  // and dirty, LRU order as they come; an evicted dirty line is dropped (its
+  // write-back is in the twin's time). SMARTS's functional warming.
+  void warm(int64_t address, int64_t bytes, bool write);
 
  private:
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -73,6 +79,7 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
   // line's entry after that wait.
   // `request`: a payload of the caller's for the write-back.
   Entry& touch(int64_t line, tlm::tlm_generic_payload& request);
+  Entry& touch_untimed(int64_t line);  // warm(): an eviction costs nothing
   void write_back(const Entry& victim, tlm::tlm_generic_payload& request);
   // One request's working lists and the payload of its own LPDDR5 requests,
   // kept for the next request (no allocation per request: there are

@@ -14,7 +14,8 @@ namespace {
 // Counters over the measured iteration: now minus at its start.
 class MeasuredCounters {
  public:
-  explicit MeasuredCounters(const Card& card) : at_start_(card.counters_at_start()) {}
+  explicit MeasuredCounters(const Card& card)
+      : at_start_(card.counters_at_start()), sampled_(card.sampled_counters()) {}
   double of(const HardwareBlock& block, const Statistic& stat) const {
     return since_start(block, block.counters(), stat);
   }
@@ -26,14 +27,18 @@ class MeasuredCounters {
   }
 
  private:
+  // Plus what sampled kernels took from their twins (run --sample-repeats).
   double since_start(const HardwareBlock& block, const Counters& now, const Statistic& stat) const {
-    const double value = now.at(stat);
-    const auto start = at_start_.find(block_name(block));
+    const std::string name = block_name(block);
+    double value = now.at(stat);
+    if (const auto s = sampled_.find(name); s != sampled_.end() && s->second.has(stat)) value += s->second.at(stat);
+    const auto start = at_start_.find(name);
     if (start == at_start_.end() || !start->second.has(stat)) return value;
     return value - start->second.at(stat);
   }
 
   const std::map<std::string, Counters>& at_start_;
+  const std::map<std::string, Counters>& sampled_;
 };
 
 int64_t lx_high_water(const Program& program, int core) {
@@ -65,7 +70,13 @@ void add_kernels(RunReport& r, const Program& program, const std::vector<KernelW
     kr.hbm_write_bytes = w.hbm_write_bytes;
     kr.macs = w.compute_macs;
     for (const auto& cw : w.cores) kr.tiles = std::max(kr.tiles, static_cast<int>(cw.tiles.size()));
-    kr.bound = kernel_bound(card, w, k, static_cast<int>(card.memory.counters().at(stats::kChannels)));
+    // A sampled kernel is bound as its twin was: the twin's window holds the activity.
+    const int twin = card.kernel_timing()[k].timing_of;
+    const size_t timed = twin >= 0 ? static_cast<size_t>(twin) : k;
+    kr.bound = kernel_bound(card, plans[timed], timed, static_cast<int>(card.memory.counters().at(stats::kChannels)));
+    if (twin >= 0) {
+      kr.timing_of = program.kernels[timed].label;
+    }
     r.hbm_read_bytes += w.hbm_read_bytes;
     r.hbm_write_bytes += w.hbm_write_bytes;
     r.kernels.push_back(kr);
@@ -93,8 +104,17 @@ void add_cores(RunReport& r, const Program& program, const std::vector<KernelWor
   }
   const double span_ns = card.device_end_ns() - card.device_start_ns();
   auto pct = [&](double busy) { return span_ns > 0 ? 100.0 * busy / span_ns : 0.0; };
+  // Sampled kernels were busy as their twins were (run --sample-repeats).
+  std::map<int, int> taken;  // twin -> kernels that took its timing
+  for (const auto& t : card.kernel_timing())
+    if (t.timing_of >= 0) ++taken[t.timing_of];
   for (int c : used) {
-    auto busy = mean_busy_ns(*card.cores[static_cast<size_t>(c)], card.device_start_ns(), card.device_end_ns());
+    const Core& core = *card.cores[static_cast<size_t>(c)];
+    auto busy = mean_busy_ns(core, card.device_start_ns(), card.device_end_ns());
+    for (const auto& [twin, times] : taken) {
+      const KernelTiming& of = card.kernel_timing()[static_cast<size_t>(twin)];
+      for (const auto& [kind, ns] : mean_busy_ns(core, of.start_ns, of.end_ns)) busy[kind] += times * ns;
+    }
     CoreReport cr;
     cr.core = c;
     cr.pt_busy_pct = pct(busy["pt"]);

@@ -104,18 +104,20 @@ Json engines_json(const RunReport& r) {
 Json kernels_json(const RunReport& r) {
   Json kernels = Json::array();
   for (const auto& k : r.kernels) {
-    kernels.push_back({{"bundle", k.bundle},
-                       {"file", k.file},
-                       {"op", k.op},
-                       {"unit", k.unit},
-                       {"cores", k.cores},
-                       {"start_us", rounded(k.start_us, 4)},
-                       {"end_us", rounded(k.end_us, 4)},
-                       {"hbm_read_bytes", k.hbm_read_bytes},
-                       {"hbm_write_bytes", k.hbm_write_bytes},
-                       {"tiles", k.tiles},
-                       {"macs", k.macs},
-                       {"bound", bound_to_json(k.bound)}});
+    Json entry = {{"bundle", k.bundle},
+                  {"file", k.file},
+                  {"op", k.op},
+                  {"unit", k.unit},
+                  {"cores", k.cores},
+                  {"start_us", rounded(k.start_us, 4)},
+                  {"end_us", rounded(k.end_us, 4)},
+                  {"hbm_read_bytes", k.hbm_read_bytes},
+                  {"hbm_write_bytes", k.hbm_write_bytes},
+                  {"tiles", k.tiles},
+                  {"macs", k.macs},
+                  {"bound", bound_to_json(k.bound)}};
+    if (!k.timing_of.empty()) entry["timing_of"] = k.timing_of;
+    kernels.push_back(std::move(entry));
   }
   return kernels;
 }
@@ -195,6 +197,13 @@ Json report_to_json(const RunReport& r) {
   j["vf"] = r.lx_wiped_at_bundles;
   j["warmup_iterations"] = r.protocol.warmup;
   j["between_runs"] = to_string(r.protocol.between_runs);
+  if (r.sample_repeats > 0) {
+    int64_t sampled = 0;
+    for (const auto& k : r.kernels) sampled += k.timing_of.empty() ? 0 : 1;
+    j["sampling"] = {{"repeats", r.sample_repeats},
+                     {"simulated_kernels", static_cast<int64_t>(r.kernels.size()) - sampled},
+                     {"sampled_kernels", sampled}};
+  }
   j["latency_us"] = rounded(r.latency_us, 4);
   j["cycles"] = r.cycles;
   j["hbm"] = hbm_json(r);

@@ -42,6 +42,9 @@ struct KernelReport {
   int tiles = 0;    // most tiles any core ran
   double macs = 0;  // batchmatmul multiply-accumulates
   KernelBound bound;
+  // run --sample-repeats: the kernel (bundle/file) whose timing and counters
+  // this one took instead of being simulated; empty: simulated.
+  std::string timing_of;
 };
 
 // A collective between bundles (--cards N): this card's side of it.
@@ -93,6 +96,7 @@ struct RunReport {
   int64_t cycles = 0;
   bool lx_wiped_at_bundles = false;  // run --vf
   MeasurementProtocol protocol;      // run --warmup, --between-runs (sim/hw/measurement_protocol.h)
+  int sample_repeats = 0;            // run --sample-repeats (sim/schedule/kernel_twins.h); 0: every kernel simulated
   int64_t cache_hit_bytes = 0, cache_miss_bytes = 0, cache_writeback_bytes = 0;  // memory-side cache (cache.bytes > 0)
   int64_t dram_read_bytes = 0, dram_write_bytes = 0;                             // what reached LPDDR5
   int64_t hbm_read_bytes = 0, hbm_write_bytes = 0;

@@ -89,6 +89,19 @@ TEST(SweepSpec, BadSpecsNameThePathAndTheReason) {
             ": $.runs[0]: give exactly one of \"bundle\", \"graph\", \"workload\"");
   EXPECT_EQ(spec_error(run + R"("between_runs": "sometimes"})"),
             ": $.between_runs: must be \"back-to-back\" or \"device-work\"");
+  EXPECT_EQ(spec_error(run + R"("sample_repeats": -1})").substr(0, 19), ": $.sample_repeats:");
+}
+
+// "sample_repeats" is read and is part of the points' identity; a spec without
+// it keeps the hashes it had.
+TEST(Sweep, SampleRepeatsIsReadAndHashed) {
+  TempDir plain, sampled;
+  const std::string axes = ", \"axes\": [{\"key\": \"cache.bytes\", \"values\": [8388608]}]";
+  const auto p = read_sweep_spec(write_spec(plain, add_sweep_json(axes)));
+  const auto s = read_sweep_spec(write_spec(sampled, add_sweep_json(axes + ", \"sample_repeats\": 2")));
+  EXPECT_EQ(p.sample_repeats, 0);
+  EXPECT_EQ(s.sample_repeats, 2);
+  EXPECT_NE(s.points[0].hash, p.points[0].hash);
 }
 
 // "between_runs": "device-work" runs every point as run --between-runs does
