@@ -235,9 +235,10 @@ Subcommand add_compile(CLI::App& app) {
   struct Options {
     spyre::compiler::CompileJob job;
     ArchOptions arch;
-    std::string shape, dtype = "fp16", placement = "arguments", model, split_cache;
+    std::string shape, dtype = "fp16", placement = "arguments", model, split_cache, run_report;
     std::vector<std::string> splits;
-    bool list_workloads = false, list_passes = false, quiet = false;
+    bool list_workloads = false, list_passes = false, quiet = false, run = false;
+    int sample_repeats = 0;
   };
   auto o = std::make_shared<Options>();
   auto& job = o->job;
@@ -307,6 +308,15 @@ Subcommand add_compile(CLI::App& app) {
   cmd->add_option("--stop-after", job.stop_after, "Stop after this pass and print the graph; writes nothing");
   cmd->add_flag("--verify-each", job.verify_each, "Run the graph verifier after every pass");
   cmd->add_flag("--quiet", o->quiet, "Do not print the decisions table");
+  auto* run_flag =
+      cmd->add_flag("--run", o->run,
+                    "Then run the program on the card model and print its report, as `run` does (timing "
+                    "only; with --emit-io, functional against the references): compile and simulate in one "
+                    "command");
+  cmd->add_option("--run-report", o->run_report, "With --run: write the run's JSON report here")->needs(run_flag);
+  cmd->add_option("--sample-repeats", o->sample_repeats, "With --run: as run --sample-repeats (docs/report.md)")
+      ->check(CLI::Range(0, 1000))
+      ->needs(run_flag);
   return {cmd, [o, cmd] {
             namespace sc = spyre::compiler;
             auto& job = o->job;
@@ -358,7 +368,19 @@ Subcommand add_compile(CLI::App& app) {
               std::cout << "split search: " << split_cost.simulated() << " candidates simulated, "
                         << split_cost.stored() << " times read from " << (cache.empty() ? std::string("-") : cache)
                         << "\n";
-            return kOk;
+            if (!o->run) return kOk;
+            spyre::sim::RunOptions run;
+            run.bundle = job.output_dir;
+            o->arch.apply_to(run);
+            if (!job.emit_io_dir.empty()) {
+              run.inputs_dir = (std::filesystem::path(job.emit_io_dir) / "inputs").string();
+              run.expect_dir = (std::filesystem::path(job.emit_io_dir) / "reference").string();
+            }
+            run.report_path = o->run_report;
+            run.sample_repeats = o->sample_repeats;
+            const auto ran = spyre::sim::run_bundle(run);
+            std::cout << spyre::sim::report_table(ran.report);
+            return ran.expect_failed ? report_mismatches(ran, run) : kOk;
           }};
 }
 

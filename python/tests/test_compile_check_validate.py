@@ -122,6 +122,26 @@ def test_compile_builds_an_llm_from_its_config(tmp_path):
         spyre_sim.compile(str(tmp_path / "x"), workload="softmax", layers=2)
 
 
+def test_sampled_run_of_a_model_takes_its_later_layers_timing(tmp_path):
+    """sample_repeats=N: run --sample-repeats; the report says which kernels were sampled."""
+    config = str(SOURCE / "models" / "llm" / "small.json")
+    spyre_sim.compile(str(tmp_path / "p"), model=config, layers=4, phase="prefill", seq=64)
+    full = spyre_sim.run(str(tmp_path / "p"))["report"]
+    sampled = spyre_sim.run(str(tmp_path / "p"), sample_repeats=2)["report"]
+    assert "sampling" not in full
+    counts = sampled["sampling"]
+    assert counts["repeats"] == 2 and counts["sampled_kernels"] > 0
+    assert counts["simulated_kernels"] + counts["sampled_kernels"] == len(full["kernels"])
+    taken = [k for k in sampled["kernels"] if "timing_of" in k]
+    assert len(taken) == counts["sampled_kernels"]
+    files = {k["file"] for k in sampled["kernels"] if "timing_of" not in k}
+    assert all(k["timing_of"] in files for k in taken)
+    assert abs(sampled["latency_us"] / full["latency_us"] - 1) < 0.02
+    assert sampled["invariants"]["violated"] == []
+    with pytest.raises(spyre_sim.SpyreError, match="sample_repeats: -1 is negative"):
+        spyre_sim.run(str(tmp_path / "p"), sample_repeats=-1)
+
+
 def test_compile_divides_an_llm_over_cards(tmp_path):
     """cards=N: each card's part of the model; run takes the whole inputs, sums over the cards between
     bundles and matches the whole model's reference."""

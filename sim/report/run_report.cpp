@@ -253,9 +253,15 @@ std::string report_table(const RunReport& r) {
     out << pad(k.file, kernel_width) << pad(k.op, op_width) << pad(k.unit, 8) << pad(std::to_string(k.cores), 6, true)
         << pad(fmt("%.3f", k.start_us), 12, true) << pad(fmt("%.3f", k.end_us), 12, true)
         << pad(std::to_string(k.hbm_read_bytes), 14, true) << pad(std::to_string(k.hbm_write_bytes), 14, true) << "  "
-        << bound_text(k.bound.shares) << "\n";
+        << bound_text(k.bound.shares) << (k.timing_of.empty() ? "" : "  (timing of " + k.timing_of + ")") << "\n";
   }
   out << "\nlatency      " << fmt("%.3f", r.latency_us) << " us  (" << r.cycles << " cycles)\n";
+  if (r.sample_repeats > 0) {
+    const auto sampled =
+        std::count_if(r.kernels.begin(), r.kernels.end(), [](const auto& k) { return !k.timing_of.empty(); });
+    out << "sampling     " << (static_cast<int64_t>(r.kernels.size()) - sampled) << " kernels simulated, " << sampled
+        << " took the timing of their twin (--sample-repeats " << r.sample_repeats << ")\n";
+  }
   out << "HBM          read " << r.hbm_read_bytes << " B, write " << r.hbm_write_bytes << " B, total "
       << (r.hbm_read_bytes + r.hbm_write_bytes) << " B  (LPDDR5 " << fmt("%.1f", r.lpddr5_achieved_gbps)
       << " GB/s achieved, channels " << fmt("%.1f", 100 * r.lpddr5_utilization) << "% busy)\n";

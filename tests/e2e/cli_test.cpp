@@ -236,6 +236,26 @@ TEST(Cli, CompileThenRunChecksAgainstTheReference) {
   EXPECT_EQ(run_cli("compile --workload exp --shape 64x64 -o " + dir.file("out") + " --quiet").exit_code, 0);
 }
 
+// compile --run: compiled, then simulated, in one command; with --emit-io the
+// run is functional and checked against the references. Run options without
+// --run are refused in one line.
+TEST(Cli, CompileRunSimulatesInOneCommand) {
+  TempDir dir;
+  const auto c =
+      run_cli("compile " + source_path("models/workloads/softmax.json") + " -o " + dir.file("out") +
+              " --cores 4 --quiet --emit-io " + dir.file("io") + " --run --run-report " + dir.file("r.json"));
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_NE(c.output.find("expect ok    y"), std::string::npos) << c.output;
+  const Json report = Json::parse(read_text(dir.file("r.json")));
+  EXPECT_EQ(report.at("mode"), "functional");
+  EXPECT_GT(report.at("latency_us").get<double>(), 0);
+  EXPECT_EQ(report.at("kernels").size(), 5u);
+  const auto bad = run_cli("compile --workload exp --shape 64x64 -o " + dir.file("o2") + " --sample-repeats 2");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_EQ(count_lines(bad.output), 1) << bad.output;
+  EXPECT_NE(bad.output.find("--run"), std::string::npos) << bad.output;
+}
+
 // The README's own example: DLFloat16 results near zero come from cancelling
 // O(1) terms, so they are judged at the output's scale, not by atol 1e-5.
 TEST(Cli, LayernormReferenceIsJudgedAtDlFloat16Precision) {
