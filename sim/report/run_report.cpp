@@ -101,6 +101,11 @@ Json engines_json(const RunReport& r) {
   return cores;
 }
 
+// Kernels that took a twin's timing (run --sample-repeats).
+int64_t sampled_kernels(const RunReport& r) {
+  return std::count_if(r.kernels.begin(), r.kernels.end(), [](const auto& k) { return !k.timing_of.empty(); });
+}
+
 Json kernels_json(const RunReport& r) {
   Json kernels = Json::array();
   for (const auto& k : r.kernels) {
@@ -198,8 +203,7 @@ Json report_to_json(const RunReport& r) {
   j["warmup_iterations"] = r.protocol.warmup;
   j["between_runs"] = to_string(r.protocol.between_runs);
   if (r.sample_repeats > 0) {
-    int64_t sampled = 0;
-    for (const auto& k : r.kernels) sampled += k.timing_of.empty() ? 0 : 1;
+    const int64_t sampled = sampled_kernels(r);
     j["sampling"] = {{"repeats", r.sample_repeats},
                      {"simulated_kernels", static_cast<int64_t>(r.kernels.size()) - sampled},
                      {"sampled_kernels", sampled}};
@@ -257,8 +261,7 @@ std::string report_table(const RunReport& r) {
   }
   out << "\nlatency      " << fmt("%.3f", r.latency_us) << " us  (" << r.cycles << " cycles)\n";
   if (r.sample_repeats > 0) {
-    const auto sampled =
-        std::count_if(r.kernels.begin(), r.kernels.end(), [](const auto& k) { return !k.timing_of.empty(); });
+    const int64_t sampled = sampled_kernels(r);
     out << "sampling     " << (static_cast<int64_t>(r.kernels.size()) - sampled) << " kernels simulated, " << sampled
         << " took the timing of their twin (--sample-repeats " << r.sample_repeats << ")\n";
   }
