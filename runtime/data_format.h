@@ -18,6 +18,10 @@ enum class DataFormat {
   // narrowed: its types_mapping.h) and computes on them in fp32, converting
   // with the int32tofp32 and fp32toint32 ops.
   Int32,
+  // "SEN143_FP8": FP8 E4M3 (numerics.h), one byte, 128 per stick. torch-spyre
+  // emits it for float8_e4m3fn tensors: qfp8ch converts scaled and clamped
+  // fp16 into it, fp8todl16 back (its FP8 ops, constants.py SPYRE_FP8_OPS).
+  Fp8E4m3,
 };
 
 std::optional<DataFormat> parse_data_format(const std::string& name);
@@ -38,6 +42,7 @@ inline int32_t to_int32(float value) {
 }
 
 inline float load_element(DataFormat format, const uint8_t* p) {
+  if (format == DataFormat::Fp8E4m3) return fp8e4m3_to_float(*p);
   if (format == DataFormat::Dl16) {
     uint16_t bits;
     std::memcpy(&bits, p, 2);
@@ -54,7 +59,9 @@ inline float load_element(DataFormat format, const uint8_t* p) {
 }
 
 inline void store_element(DataFormat format, uint8_t* p, float value) {
-  if (format == DataFormat::Dl16) {
+  if (format == DataFormat::Fp8E4m3) {
+    *p = float_to_fp8e4m3(value);
+  } else if (format == DataFormat::Dl16) {
     const uint16_t bits = float_to_dl16(value);
     std::memcpy(p, &bits, 2);
   } else if (format == DataFormat::Int32) {
@@ -68,6 +75,7 @@ inline void store_element(DataFormat format, uint8_t* p, float value) {
 // The value a result takes once rounded to the format.
 inline float round_to_format(DataFormat format, float value) {
   if (format == DataFormat::Int32) return static_cast<float>(to_int32(value));
+  if (format == DataFormat::Fp8E4m3) return round_fp8e4m3(value);
   return format == DataFormat::Dl16 ? round_dl16(value) : value;
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/numerics.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -95,5 +96,31 @@ uint16_t float_to_bf16(float value) {
 }
 
 float bf16_to_float(uint16_t bits) { return bits_float(static_cast<uint32_t>(bits) << 16); }
+
+float fp8e4m3_to_float(uint8_t bits) {
+  const int exponent = (bits >> 3) & 0xF, fraction = bits & 0x7;
+  if (exponent == 0xF && fraction == 0x7) return std::numeric_limits<float>::quiet_NaN();
+  const float magnitude = exponent == 0 ? std::ldexp(static_cast<float>(fraction), -9)
+                                        : std::ldexp(static_cast<float>(8 + fraction), exponent - 10);
+  return (bits & 0x80) ? -magnitude : magnitude;
+}
+
+uint8_t float_to_fp8e4m3(float value) {
+  const auto sign = static_cast<uint8_t>((float_bits(value) >> 24) & 0x80);
+  const float magnitude = std::fabs(value);
+  // 464 lies halfway between 448 and 480 (the NaN code) and rounds to 448, the even one.
+  if (!(magnitude <= 464.0f)) return sign | 0x7F;  // NaN, infinity, or beyond the largest value
+  if (magnitude == 0.0f) return sign;
+  int binade = 0;
+  std::frexp(magnitude, &binade);           // magnitude = f * 2^binade, f in [0.5, 1)
+  int exponent = std::max(binade - 1, -6);  // 1.x * 2^exponent; below 2^-6 subnormal steps of 2^-9
+  auto steps = static_cast<int>(std::nearbyint(std::ldexp(magnitude, 3 - exponent)));  // ties to even
+  if (steps == 16) {  // rounded up into the next binade
+    ++exponent;
+    steps = 8;
+  }
+  if (steps < 8) return static_cast<uint8_t>(sign | steps);  // subnormal (exponent field 0)
+  return static_cast<uint8_t>(sign | ((exponent + 7) << 3) | (steps - 8));
+}
 
 }  // namespace spyre

@@ -67,6 +67,17 @@ inline float round_dl16(float value) {
   return rounded;
 }
 
+// FP8 E4M3 (SuperDSC "SEN143_FP8", PyTorch's float8_e4m3fn): 1 sign bit, 4
+// exponent bits (bias 7), 3 fraction bits, subnormals below 2^-6, no
+// infinity; S.1111.111 is NaN. Largest finite value 448. Conversions round to
+// nearest, ties to even; magnitudes that round above 448 (from 464 up) and
+// infinities become NaN, as PyTorch's cast gives (torch-spyre clamps to
+// +-448 before it converts, its `clip` before `qfp8ch`).
+constexpr float kFp8E4m3Max = 448.0f;
+float fp8e4m3_to_float(uint8_t bits);
+uint8_t float_to_fp8e4m3(float value);
+inline float round_fp8e4m3(float value) { return fp8e4m3_to_float(float_to_fp8e4m3(value)); }
+
 // IEEE 754 binary16 (host fp16 .npy files).
 uint16_t float_to_half(float value);
 float half_to_float(uint16_t h);

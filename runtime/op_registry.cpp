@@ -247,6 +247,11 @@ std::vector<OpInfo> builtin_rows() {
       copy("fp32todl16", ""),
       copy("int32tofp32", ""),
       copy("fp32toint32", ""),
+      // FP8 (SEN143_FP8, E4M3): torch-spyre's quantize_fp8_with_scale scales
+      // and clamps (mul, clip) and converts with qfp8ch; .to(float16) of an
+      // FP8 tensor is fp8todl16 (dtype_ops.py). Both convert values only.
+      copy("qfp8ch", ""),
+      copy("fp8todl16", ""),
       // Reductions (the output is also listed among the inputs).
       reduction("sum", "sum", S::ReduceStick, R::Sum, {sum_case}, "sumnonstick"),
       reduction("sumnonstick", "", S::Reduce, R::Sum, {sum_case}),

@@ -494,6 +494,9 @@ class SdscParser {
         int32_t word = 0;
         std::memcpy(&word, &c.bits, 4);
         c.value = static_cast<float>(word);
+      } else if (c.format == DataFormat::Fp8E4m3) {
+        if (c.bits > 0xFF) word.error("a SEN143_FP8 constant must fit in 8 bits");
+        c.value = fp8e4m3_to_float(static_cast<uint8_t>(c.bits));
       } else {
         std::memcpy(&c.value, &c.bits, 4);
       }

@@ -17,6 +17,7 @@ const ValueDtype kDlFloat16{"DLFloat16", 9};
 const ValueDtype kBf16{"bf16", 7};
 const ValueDtype kFp16{"fp16", 10};
 const ValueDtype kFp32{"fp32", 23};
+const ValueDtype kFp8E4m3{"fp8_e4m3", 3};
 
 std::string lower_case(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -41,7 +42,9 @@ std::optional<ValueDtype> parse_value_dtype(const std::string& name) {
 }
 
 ValueDtype output_value_dtype(DataFormat device_format, const std::string& npy_dtype) {
-  const ValueDtype device = device_format == DataFormat::Dl16 ? kDlFloat16 : kFp32;
+  const ValueDtype device = device_format == DataFormat::Dl16      ? kDlFloat16
+                            : device_format == DataFormat::Fp8E4m3 ? kFp8E4m3
+                                                                   : kFp32;
   if (npy_dtype == "f2" && kFp16.fraction_bits < device.fraction_bits) return kFp16;
   return device;
 }

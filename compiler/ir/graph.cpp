@@ -13,10 +13,11 @@ namespace spyre::compiler {
 
 namespace {
 
-constexpr EnumName<DType> kDTypes[] = {{DType::F16, "float16"},   {DType::F16, "fp16"},  {DType::F16, "half"},
-                                       {DType::BF16, "bfloat16"}, {DType::BF16, "bf16"}, {DType::F32, "float32"},
-                                       {DType::F32, "fp32"},      {DType::F32, "float"}, {DType::I32, "int32"},
-                                       {DType::I32, "int64"},     {DType::I32, "int"},   {DType::I32, "long"}};
+constexpr EnumName<DType> kDTypes[] = {{DType::F16, "float16"},      {DType::F16, "fp16"},  {DType::F16, "half"},
+                                       {DType::BF16, "bfloat16"},    {DType::BF16, "bf16"}, {DType::F32, "float32"},
+                                       {DType::F32, "fp32"},         {DType::F32, "float"}, {DType::I32, "int32"},
+                                       {DType::I32, "int64"},        {DType::I32, "int"},   {DType::I32, "long"},
+                                       {DType::F8, "float8_e4m3fn"}, {DType::F8, "fp8"}};
 constexpr EnumName<Role> kRoles[] = {{Role::Input, "input"},
                                      {Role::Weight, "weight"},
                                      {Role::Output, "output"},
@@ -30,6 +31,7 @@ const char* dtype_name(DType dtype) { return enum_name(kDTypes, dtype); }
 
 DataFormat device_format(DType dtype) {
   if (dtype == DType::I32) return DataFormat::Int32;
+  if (dtype == DType::F8) return DataFormat::Fp8E4m3;
   return dtype == DType::F32 ? DataFormat::Fp32 : DataFormat::Dl16;
 }
 

@@ -20,8 +20,9 @@ namespace spyre::compiler {
 
 // I32: integer tensors, int32 and int64 alike (torch-spyre narrows int64 to
 // the device's IEEE_INT32 and computes on integers in fp32).
-enum class DType { F16, BF16, F32, I32 };
-// float16/fp16/half, bfloat16/bf16, float32/fp32/float, int32/int64/int/long
+enum class DType { F16, BF16, F32, I32, F8 };
+// float16/fp16/half, bfloat16/bf16, float32/fp32/float, int32/int64/int/long,
+// float8_e4m3fn/fp8 (SEN143_FP8: torch-spyre's FP8, converted from and to fp16)
 bool parse_dtype(const std::string& text, DType& out);
 const char* dtype_name(DType dtype);  // "float16", ...
 // The device computes fp16 and bf16 tensors in DLFloat16 (torch-spyre: SEN169_FP16).

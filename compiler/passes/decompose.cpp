@@ -101,21 +101,38 @@ class Decomposer {
 
   // `in` converted to `to` as torch-spyre's DtypeOpTable converts: fp16 and
   // bf16 share a device format (an identity), fp32 is the hub (dl16tofp32 /
-  // fp32todl16), integers go through it (int32tofp32 / fp32toint32).
+  // fp32todl16), integers go through it (int32tofp32 / fp32toint32), FP8 is
+  // reached from fp16 and left to it (qfp8ch / fp8todl16: torch-spyre's only
+  // FP8 casts; others chain through fp16 here).
   int cast(int in, DType to, const std::string& suffix, int into = -1) {
     const DataFormat from_format = device_format(tensor(in).dtype), to_format = device_format(to);
-    const Shape s = shape(in);
-    auto step = [&](const std::string& type, int x, DType dtype, bool last) {
-      const int t = last && into >= 0 ? into : temp(suffix, s, dtype);
-      emit(type, {x}, t);
+    if (from_format == to_format) {
+      const int t = into >= 0 ? into : temp(suffix, shape(in), to);
+      emit("identity", {in}, t);
       return t;
-    };
-    if (from_format == to_format) return step("identity", in, to, true);
+    }
+    std::vector<std::pair<std::string, DType>> steps;  // each op and the dtype of its result
+    DataFormat at = from_format;
+    if (at == DataFormat::Fp8E4m3) {
+      steps.emplace_back("fp8todl16", DType::F16);
+      at = DataFormat::Dl16;
+    }
+    const DataFormat target = to_format == DataFormat::Fp8E4m3 ? DataFormat::Dl16 : to_format;
+    if (at != target) {
+      if (at == DataFormat::Dl16) steps.emplace_back("dl16tofp32", DType::F32);
+      if (at == DataFormat::Int32) steps.emplace_back("int32tofp32", DType::F32);
+      if (target == DataFormat::Dl16) steps.emplace_back("fp32todl16", DType::F16);
+      if (target == DataFormat::Int32) steps.emplace_back("fp32toint32", DType::I32);
+    }
+    if (to_format == DataFormat::Fp8E4m3) steps.emplace_back("qfp8ch", DType::F8);
+    steps.back().second = to;
     int x = in;
-    if (from_format == DataFormat::Dl16) x = step("dl16tofp32", x, DType::F32, to_format == DataFormat::Fp32);
-    if (from_format == DataFormat::Int32) x = step("int32tofp32", x, DType::F32, to_format == DataFormat::Fp32);
-    if (to_format == DataFormat::Dl16) return step("fp32todl16", x, to, true);
-    if (to_format == DataFormat::Int32) return step("fp32toint32", x, to, true);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const bool last = i + 1 == steps.size();
+      const int t = last && into >= 0 ? into : temp(suffix, shape(in), steps[i].second);
+      emit(steps[i].first, {x}, t);
+      x = t;
+    }
     return x;
   }
 

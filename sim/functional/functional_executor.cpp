@@ -118,10 +118,10 @@ void gather(const Operand& op, int64_t base, const std::vector<int64_t>& along, 
       std::memcpy(&bits, p + along[i], 2);
       out[i] = dl16_to_float(bits);
     }
-  } else if (op.format == DataFormat::Int32) {
-    for (size_t i = 0; i < n; ++i) out[i] = load_element(DataFormat::Int32, p + along[i]);
-  } else {
+  } else if (op.format == DataFormat::Fp32) {
     for (size_t i = 0; i < n; ++i) std::memcpy(&out[i], p + along[i], 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = load_element(op.format, p + along[i]);
   }
 }
 
@@ -133,10 +133,10 @@ void scatter(const Operand& op, int64_t base, const std::vector<int64_t>& along,
       const uint16_t bits = float_to_dl16(values[i]);
       std::memcpy(p + along[i], &bits, 2);
     }
-  } else if (op.format == DataFormat::Int32) {
-    for (size_t i = 0; i < n; ++i) store_element(DataFormat::Int32, p + along[i], values[i]);
-  } else {
+  } else if (op.format == DataFormat::Fp32) {
     for (size_t i = 0; i < n; ++i) std::memcpy(p + along[i], &values[i], 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) store_element(op.format, p + along[i], values[i]);
   }
 }
 

@@ -76,28 +76,41 @@ std::unique_ptr<MemoryCache::RequestScratch> MemoryCache::take_scratch() {
   return scratch;
 }
 
-MemoryCache::Entry& MemoryCache::touch(int64_t line, tlm::tlm_generic_payload& request) {
-  if (const int32_t held = where_.find(line); held >= 0) {
-    if (held != newest_) {
-      unlink(held);
-      link_newest(held);
-    }
-    return slots_[static_cast<size_t>(held)];
+MemoryCache::Entry* MemoryCache::touch_held(int64_t line) {
+  const int32_t held = where_.find(line);
+  if (held < 0) return nullptr;
+  if (held != newest_) {
+    unlink(held);
+    link_newest(held);
   }
+  return &slots_[static_cast<size_t>(held)];
+}
+
+MemoryCache::Entry& MemoryCache::add_newest(int64_t line) {
   const int32_t slot = free_slots_.back();
   free_slots_.pop_back();
   slots_[static_cast<size_t>(slot)] = {line, 0, 0, 0.0, -1, -1};
   link_newest(slot);
   where_.insert(line, slot);
   ++held_;
-  Entry& added = slots_[static_cast<size_t>(slot)];
+  return slots_[static_cast<size_t>(slot)];
+}
+
+MemoryCache::Entry MemoryCache::drop_oldest() {
+  const int32_t oldest = oldest_;
+  const Entry victim = slots_[static_cast<size_t>(oldest)];
+  unlink(oldest);
+  where_.erase(victim.line);
+  free_slots_.push_back(oldest);
+  --held_;
+  return victim;
+}
+
+MemoryCache::Entry& MemoryCache::touch(int64_t line, tlm::tlm_generic_payload& request) {
+  if (Entry* held = touch_held(line)) return *held;
+  Entry& added = add_newest(line);
   if (held_ > capacity_lines_) {
-    const int32_t oldest = oldest_;
-    const Entry victim = slots_[static_cast<size_t>(oldest)];
-    unlink(oldest);
-    where_.erase(victim.line);
-    free_slots_.push_back(oldest);
-    --held_;
+    const Entry victim = drop_oldest();
     if (victim.dirty != 0) {
       write_back(victim, request);
       // The write-back may have waited in LPDDR5 while other requests
@@ -110,27 +123,10 @@ MemoryCache::Entry& MemoryCache::touch(int64_t line, tlm::tlm_generic_payload& r
 }
 
 MemoryCache::Entry& MemoryCache::touch_untimed(int64_t line) {
-  if (const int32_t held = where_.find(line); held >= 0) {
-    if (held != newest_) {
-      unlink(held);
-      link_newest(held);
-    }
-    return slots_[static_cast<size_t>(held)];
-  }
-  if (held_ >= capacity_lines_) {
-    const int32_t oldest = oldest_;
-    unlink(oldest);
-    where_.erase(slots_[static_cast<size_t>(oldest)].line);
-    free_slots_.push_back(oldest);
-    --held_;
-  }
-  const int32_t slot = free_slots_.back();
-  free_slots_.pop_back();
-  slots_[static_cast<size_t>(slot)] = {line, 0, 0, 0.0, -1, -1};
-  link_newest(slot);
-  where_.insert(line, slot);
-  ++held_;
-  return slots_[static_cast<size_t>(slot)];
+  if (Entry* held = touch_held(line)) return *held;
+  Entry& added = add_newest(line);
+  if (held_ > capacity_lines_) drop_oldest();
+  return added;
 }
 
 void MemoryCache::warm(int64_t first, int64_t length, bool write) {

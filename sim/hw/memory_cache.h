@@ -80,6 +80,9 @@ class MemoryCache : public sc_core::sc_module, public HardwareBlock {
   // `request`: a payload of the caller's for the write-back.
   Entry& touch(int64_t line, tlm::tlm_generic_payload& request);
   Entry& touch_untimed(int64_t line);  // warm(): an eviction costs nothing
+  Entry* touch_held(int64_t line);     // marks a held line most recently used; nullptr when not held
+  Entry& add_newest(int64_t line);     // a new empty line, most recently used (a free slot must exist)
+  Entry drop_oldest();                 // removes the least recently used line; returns it
   void write_back(const Entry& victim, tlm::tlm_generic_payload& request);
   // One request's working lists and the payload of its own LPDDR5 requests,
   // kept for the next request (no allocation per request: there are

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -17,6 +18,7 @@
 #include "e2e_support.h"
 #include "runtime/arch_config.h"
 #include "runtime/npy.h"
+#include "runtime/numerics.h"
 #include "sim/run_bundle.h"
 #include "test_support.h"
 
@@ -207,6 +209,40 @@ TEST(CompiledProgram, PointwiseCompositesGiveTorchValuesAtTheEdges) {
     ASSERT_EQ(y.size(), input.size()) << op;
     for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], value(x[i])) << op << "(" << x[i] << ")";
   }
+}
+
+// torch-spyre's FP8 quantize / dequantize (models/workloads/fp8_quantize.json):
+// the qfp8ch kernel writes SEN143_FP8, 128 elements per stick; every value is
+// the E4M3 rounding of the scaled fp16 value, and back, exactly.
+TEST(CompiledProgram, Fp8QuantizeRoundsToE4m3AndBack) {
+  test::TempDir dir;
+  CompileJob job;
+  job.graph_path = test::source_path("models/workloads/fp8_quantize.json");
+  job.options.cores = 8;
+  const Checked c = compile_and_check(job, dir);
+  const Json sdsc = Json::parse(test::read_text(dir.file("program/sdsc_3.json")));
+  ASSERT_TRUE(sdsc.begin().key().ends_with("_qfp8ch")) << sdsc.begin().key();
+  const std::string text = sdsc.dump();
+  EXPECT_NE(text.find("\"dataFormat_\":\"SEN143_FP8\""), std::string::npos);
+  EXPECT_NE(
+      text.find("\"OUTPUT\":{\"layoutDimOrder_\":[\"mb\",\"out\"],\"stickDimOrder_\":[\"out\"],\"stickSize_\":[128]}"),
+      std::string::npos);
+  EXPECT_EQ(c.run.report.kernels[3].hbm_write_bytes, 128 * 512);  // one byte an element
+  const std::vector<float> x = read_npy(dir.file("io/inputs/x.npy")).values;
+  const float scale = read_npy(dir.file("io/inputs/scale.npy")).values.at(0);
+  const float inv = round_dl16(1.0f / scale);
+  const std::vector<float>& q = c.run.outputs.at("q");
+  const std::vector<float>& y = c.run.outputs.at("y");
+  ASSERT_EQ(q.size(), x.size());
+  int inexact = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float scaled = round_dl16(x[i] * inv);
+    const float want = round_fp8e4m3(std::clamp(scaled, -448.0f, 448.0f));
+    ASSERT_EQ(q[i], want) << i;
+    ASSERT_EQ(y[i], round_dl16(want * scale)) << i;
+    inexact += want != scaled;
+  }
+  EXPECT_GT(inexact, static_cast<int>(x.size()) / 2);  // FP8 keeps 3 fraction bits: most values move
 }
 
 // An example graph compiled and checked on 1, 4 and 32 cores, LX planning

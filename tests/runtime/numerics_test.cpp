@@ -113,6 +113,53 @@ TEST(Int32Format, StoresTruncatedSaturatedAndReadsBackExactly) {
   }
 }
 
+// FP8 E4M3 (SEN143_FP8, float8_e4m3fn): values worked out by hand from the
+// format (bias 7, 3 fraction bits, subnormals in steps of 2^-9, no infinity).
+TEST(Fp8E4m3, EncodesKnownValues) {
+  EXPECT_EQ(float_to_fp8e4m3(1.0f), 0x38);  // exponent field 7
+  EXPECT_EQ(float_to_fp8e4m3(-2.0f), 0xC0);
+  EXPECT_EQ(float_to_fp8e4m3(448.0f), 0x7E);        // the largest value
+  EXPECT_EQ(float_to_fp8e4m3(0.015625f), 0x08);     // 2^-6, the smallest normal
+  EXPECT_EQ(float_to_fp8e4m3(0.001953125f), 0x01);  // 2^-9, the smallest subnormal
+  EXPECT_EQ(float_to_fp8e4m3(0.1f), 0x1D);          // 1.625 x 2^-4 = 0.1015625
+  EXPECT_FLOAT_EQ(fp8e4m3_to_float(0x1D), 0.1015625f);
+  EXPECT_FLOAT_EQ(fp8e4m3_to_float(0x7E), 448.0f);
+  EXPECT_FLOAT_EQ(fp8e4m3_to_float(0x01), 0.001953125f);
+  EXPECT_FLOAT_EQ(fp8e4m3_to_float(0x80), -0.0f);
+  EXPECT_TRUE(std::isnan(fp8e4m3_to_float(0x7F)));
+  EXPECT_TRUE(std::isnan(fp8e4m3_to_float(0xFF)));
+}
+
+TEST(Fp8E4m3, RoundsToNearestEvenAndOverflowsToNan) {
+  EXPECT_EQ(float_to_fp8e4m3(1.0625f), 0x38);        // halfway 1 and 1.125: to 1 (even)
+  EXPECT_EQ(float_to_fp8e4m3(1.1875f), 0x3A);        // halfway 1.125 and 1.25: to 1.25
+  EXPECT_EQ(float_to_fp8e4m3(0.0009765625f), 0x00);  // 2^-10, halfway 0 and 2^-9: to 0
+  EXPECT_EQ(float_to_fp8e4m3(0.0029296875f), 0x02);  // 1.5 x 2^-9: to 2 x 2^-9 (even)
+  EXPECT_EQ(float_to_fp8e4m3(0.0146484375f), 0x08);  // 7.5 x 2^-9: up to 2^-6, a normal
+  EXPECT_EQ(float_to_fp8e4m3(15.5f), 0x58);          // halfway 15 and 16: up to 16, a new binade
+  EXPECT_EQ(float_to_fp8e4m3(464.0f), 0x7E);         // halfway 448 and 480: 448
+  EXPECT_EQ(float_to_fp8e4m3(465.0f), 0x7F);         // rounds past 448: NaN
+  EXPECT_EQ(float_to_fp8e4m3(-1e6f), 0xFF);
+  EXPECT_EQ(float_to_fp8e4m3(std::numeric_limits<float>::infinity()), 0x7F);
+  EXPECT_EQ(float_to_fp8e4m3(std::numeric_limits<float>::quiet_NaN()) & 0x7F, 0x7F);
+}
+
+// Every code but NaN decodes to a value that encodes back to it, and the
+// format's one byte per element gives 128 per stick.
+TEST(Fp8E4m3, EveryCodeRoundTripsAndPacks128PerStick) {
+  for (int code = 0; code < 256; ++code) {
+    if ((code & 0x7F) == 0x7F) continue;
+    const float v = fp8e4m3_to_float(static_cast<uint8_t>(code));
+    EXPECT_EQ(float_to_fp8e4m3(v), code) << code;
+    EXPECT_EQ(round_to_format(DataFormat::Fp8E4m3, v), v) << code;
+  }
+  EXPECT_EQ(parse_data_format("SEN143_FP8"), DataFormat::Fp8E4m3);
+  EXPECT_EQ(kStickBytes / word_bytes(DataFormat::Fp8E4m3), 128);
+  uint8_t byte = 0;
+  store_element(DataFormat::Fp8E4m3, &byte, 3.3f);  // 3.25 (steps of 0.25 in [2, 4))
+  EXPECT_EQ(load_element(DataFormat::Fp8E4m3, &byte), 3.25f);
+}
+
 TEST(Bf16, RoundsToNearestEven) {
   EXPECT_EQ(float_to_bf16(1.0f), 0x3F80);
   EXPECT_FLOAT_EQ(bf16_to_float(float_to_bf16(3.14159f)), 3.140625f);
