@@ -93,6 +93,17 @@ struct SdscConstant {
   float value = 0.0f;
 };
 
+// A dim whose size a symbol sets at run time (torch-spyre's dynamic shapes,
+// phase 1): dimToSymbolMapping_, ss_.symbolicDimInfo_, inputSymbolsAndTags_.
+// torch-spyre writes the maximum in N_ and ss_ and its runtime does not bind
+// the symbols yet (its issue #2434), so the kernel runs at the maximum.
+struct SymbolicDim {
+  std::string dim;
+  int64_t id = 0;      // negative symbol id
+  std::string symbol;  // PyTorch's name for it, e.g. "s0"
+  int64_t max_per_core = 0, granularity_per_core = 1;
+};
+
 struct Sdsc {
   std::string file;                  // the sdsc_N.json path as opened
   std::string name;                  // top-level key, e.g. "0_add"
@@ -115,6 +126,7 @@ struct Sdsc {
   std::map<std::string, std::pair<int64_t, int64_t>> masking;
   float mask_value = 0.0f;
   std::vector<Gather> gathers;  // at most one per SDSC
+  std::vector<SymbolicDim> symbolic_dims;
 
   const SdscConstant* find_constant(const std::string& wanted) const;
   const PrimaryDsInfo& primary_of(int lds_index) const { return primary.at(tensors.at(lds_index).ds_type); }

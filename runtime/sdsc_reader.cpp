@@ -104,7 +104,9 @@ std::map<int, DimMap> read_core_slices(const JsonNode& node) {
 DataFormat read_format(const JsonNode& node) {
   const std::string name = node.as_string();
   auto format = parse_data_format(name);
-  if (!format) node.error("unsupported data format '" + name + "' (supported: SEN169_FP16, IEEE_FP32, IEEE_INT32)");
+  if (!format)
+    node.error("unsupported data format '" + name +
+               "' (supported: SEN169_FP16, IEEE_FP32, IEEE_INT32, SENUINT32, SEN143_FP8)");
   return *format;
 }
 
@@ -183,6 +185,61 @@ class SdscParser {
     }
     for (const auto& [d, v] : sdsc_.per_core) {
       if (!sdsc_.size.count(d)) ss.error("dimension '" + d + "' is not in N_");
+    }
+    read_symbolic_dims(top, dsc, ss, stage.at("0").find("el_"));
+  }
+
+  // Each dim of dimToSymbolMapping_: its symbol named in the top level's
+  // inputSymbolsAndTags_, each core's maximum (the ss_ size: N_ holds the
+  // maximum) and granularity in ss_ (and el_) symbolicDimInfo_.
+  void read_symbolic_dims(const JsonNode& top, const JsonNode& dsc, const JsonNode& ss,
+                          const std::optional<JsonNode>& el) {
+    const auto mapping = dsc.find("dimToSymbolMapping_");
+    const auto info = ss.find("symbolicDimInfo_");
+    if (!mapping) {
+      if (info && info->size() > 0) info->error("symbolic dimensions without a dimToSymbolMapping_");
+      return;
+    }
+    const auto names = top.find("inputSymbolsAndTags_");
+    for (const auto& [key, ids] : mapping->members()) {
+      SymbolicDim sym;
+      sym.dim = dim_key(key);
+      if (!sdsc_.size.count(sym.dim)) ids.error("dimension '" + sym.dim + "' is not in N_");
+      if (!ids.is_array() || ids.size() != 1) ids.error("expected a list of one symbol id");
+      sym.id = ids.element(0).as_int();
+      if (sym.id >= 0) ids.element(0).error("a symbol id is negative");
+      const std::string id_text = std::to_string(sym.id);
+      if (!names || !names->find(id_text)) {
+        (names ? *names : top)
+            .error("symbol " + id_text + " of dimension '" + sym.dim + "' is not named in inputSymbolsAndTags_");
+      }
+      sym.symbol = names->at(id_text).as_string();
+      if (!info) ss.error("no symbolicDimInfo_ for the symbolic dimension '" + sym.dim + "'");
+      std::optional<JsonNode> entry;
+      for (const auto& [dim, value] : info->members())
+        if (dim_key(dim) == sym.dim) entry = value;
+      if (!entry) info->error("no entry for the symbolic dimension '" + sym.dim + "'");
+      sym.max_per_core = entry->at("maxSize_").as_int();
+      sym.granularity_per_core = entry->at("granularity_").as_int();
+      if (sym.max_per_core != sdsc_.per_core.at(sym.dim))
+        entry->at("maxSize_")
+            .error("maximum " + std::to_string(sym.max_per_core) + " per core, but ss_ gives '" + sym.dim + "' " +
+                   std::to_string(sdsc_.per_core.at(sym.dim)));
+      if (sym.granularity_per_core < 1 || sym.max_per_core % sym.granularity_per_core != 0)
+        entry->at("granularity_")
+            .error("granularity " + std::to_string(sym.granularity_per_core) + " does not divide the maximum " +
+                   std::to_string(sym.max_per_core));
+      if (el) {
+        const auto el_info = el->find("symbolicDimInfo_");
+        if (!el_info || el_info->raw() != info->raw()) el->error("symbolicDimInfo_ differs from ss_'s");
+      }
+      sdsc_.symbolic_dims.push_back(sym);
+    }
+    for (const auto& [dim, value] : info ? info->members() : std::vector<std::pair<std::string, JsonNode>>{}) {
+      const std::string d = dim_key(dim);
+      if (std::none_of(sdsc_.symbolic_dims.begin(), sdsc_.symbolic_dims.end(),
+                       [&](const SymbolicDim& s) { return s.dim == d; }))
+        value.error("dimension '" + d + "' has no symbol in dimToSymbolMapping_");
     }
   }
 

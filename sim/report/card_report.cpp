@@ -74,9 +74,8 @@ void add_kernels(RunReport& r, const Program& program, const std::vector<KernelW
     const int twin = card.kernel_timing()[k].timing_of;
     const size_t timed = twin >= 0 ? static_cast<size_t>(twin) : k;
     kr.bound = kernel_bound(card, plans[timed], timed, static_cast<int>(card.memory.counters().at(stats::kChannels)));
-    if (twin >= 0) {
-      kr.timing_of = program.kernels[timed].label;
-    }
+    if (twin >= 0) kr.timing_of = program.kernels[timed].label;
+    kr.symbolic_dims = kernel.sdsc->symbolic_dims;
     r.hbm_read_bytes += w.hbm_read_bytes;
     r.hbm_write_bytes += w.hbm_write_bytes;
     r.kernels.push_back(kr);

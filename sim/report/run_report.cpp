@@ -122,6 +122,12 @@ Json kernels_json(const RunReport& r) {
                   {"macs", k.macs},
                   {"bound", bound_to_json(k.bound)}};
     if (!k.timing_of.empty()) entry["timing_of"] = k.timing_of;
+    for (const auto& d : k.symbolic_dims) {
+      entry["symbolic_dims"].push_back({{"dim", d.dim},
+                                        {"symbol", d.symbol},
+                                        {"max_per_core", d.max_per_core},
+                                        {"granularity_per_core", d.granularity_per_core}});
+    }
     kernels.push_back(std::move(entry));
   }
   return kernels;
@@ -260,6 +266,12 @@ std::string report_table(const RunReport& r) {
         << bound_text(k.bound.shares) << (k.timing_of.empty() ? "" : "  (timing of " + k.timing_of + ")") << "\n";
   }
   out << "\nlatency      " << fmt("%.3f", r.latency_us) << " us  (" << r.cycles << " cycles)\n";
+  for (const auto& k : r.kernels) {
+    for (const auto& d : k.symbolic_dims) {
+      out << "symbolic     " << k.file << ": " << d.dim << " is " << d.symbol << ", run at its maximum "
+          << d.max_per_core << " per core (granularity " << d.granularity_per_core << ")\n";
+    }
+  }
   if (r.sample_repeats > 0) {
     const int64_t sampled = sampled_kernels(r);
     out << "sampling     " << (static_cast<int64_t>(r.kernels.size()) - sampled) << " kernels simulated, " << sampled

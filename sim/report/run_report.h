@@ -13,6 +13,7 @@
 #include "runtime/host_io.h"
 
 #include "runtime/json_node.h"
+#include "runtime/sdsc.h"
 #include "sim/hw/measurement_protocol.h"
 
 namespace spyre::sim {
@@ -45,6 +46,8 @@ struct KernelReport {
   // run --sample-repeats: the kernel (bundle/file) whose timing and counters
   // this one took instead of being simulated; empty: simulated.
   std::string timing_of;
+  // Dims a symbol sizes at run time (Sdsc::symbolic_dims): the kernel ran at their maximum.
+  std::vector<SymbolicDim> symbolic_dims;
 };
 
 // A collective between bundles (--cards N): this card's side of it.

@@ -256,6 +256,27 @@ TEST(Cli, CompileRunSimulatesInOneCommand) {
   EXPECT_NE(bad.output.find("--run"), std::string::npos) << bad.output;
 }
 
+// A kernel with a symbolic dim (torch-spyre's dynamic shapes) runs at the
+// maximum its SDSC holds, and the report says which dim a symbol sizes.
+TEST(Cli, RunReportsSymbolicDimsAtTheirMaximum) {
+  TempDir dir;
+  std::filesystem::copy(bundle_path("seed-abs"), dir.file("abs"));
+  Json doc = read_json_file(dir.file("abs/sdsc_0.json"));
+  Json& abs = doc["abs"]["dscs_"][0]["abs"];
+  abs["dimToSymbolMapping_"] = {{"c0", {-1}}};
+  for (const char* level : {"ss_", "el_"})
+    abs["dataStageParam_"]["0"][level]["symbolicDimInfo_"] = {{"c0", {{"maxSize_", 2}, {"granularity_", 1}}}};
+  doc["abs"]["inputSymbolsAndTags_"] = {{"-1", "s0"}};
+  write_json_file(dir.file("abs/sdsc_0.json"), doc);
+  const auto r = run_cli("run " + dir.file("abs") + " --fill -1 --report " + dir.file("r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("symbolic     sdsc_0.json: c0 is s0, run at its maximum 2 per core (granularity 1)"),
+            std::string::npos)
+      << r.output;
+  const Json report = Json::parse(read_text(dir.file("r.json")));
+  EXPECT_EQ(report["kernels"][0]["symbolic_dims"][0]["symbol"], "s0");
+}
+
 // The README's own example: DLFloat16 results near zero come from cancelling
 // O(1) terms, so they are judged at the output's scale, not by atol 1e-5.
 TEST(Cli, LayernormReferenceIsJudgedAtDlFloat16Precision) {

@@ -135,6 +135,60 @@ TEST(SdscReader, BadGathersGetOneLine) {
 
 // torch-spyre pads a dim to whole sticks in N_ and masks the padding with a
 // constant (coordinateMasking_ {dim: [[valid, padding]]}, maskingConstId_).
+// torch-spyre's symbolic dims (dynamic shapes, phase 1) on seed abs: c0 (2
+// per core on 2 cores) sized by symbol s0, at most 2 per core in steps of 1.
+Json symbolic_abs() {
+  Json doc = seed_abs();
+  dsc(doc)["dimToSymbolMapping_"] = {{"c0", {-1}}};
+  for (const char* level : {"ss_", "el_"})
+    dsc(doc)["dataStageParam_"]["0"][level]["symbolicDimInfo_"] = {{"c0", {{"maxSize_", 2}, {"granularity_", 1}}}};
+  doc["abs"]["inputSymbolsAndTags_"] = {{"-1", "s0"}};
+  doc["abs"]["symbolDefinitions_"] = Json::object();
+  return doc;
+}
+
+TEST(SdscReader, ReadsSymbolicDimsAtTheirMaximum) {
+  const Sdsc s = parse_sdsc(symbolic_abs(), "sdsc_0.json");
+  ASSERT_EQ(s.symbolic_dims.size(), 1u);
+  EXPECT_EQ(s.symbolic_dims[0].dim, "c0");
+  EXPECT_EQ(s.symbolic_dims[0].id, -1);
+  EXPECT_EQ(s.symbolic_dims[0].symbol, "s0");
+  EXPECT_EQ(s.symbolic_dims[0].max_per_core, 2);
+  EXPECT_EQ(s.size.at("c0"), 4);  // N_ holds the maximum, and that is what runs
+}
+
+TEST(SdscReader, BadSymbolicDimsGetOneLine) {
+  auto error = [](const std::function<void(Json&)>& edit) {
+    Json doc = symbolic_abs();
+    edit(doc);
+    return parse_error(doc);
+  };
+  EXPECT_NE(error([](Json& d) {
+              d["abs"]["inputSymbolsAndTags_"] = {{"-3", "s0"}};
+            }).find("$.abs.inputSymbolsAndTags_: symbol -1 of dimension 'c0' is not named in inputSymbolsAndTags_"),
+            std::string::npos);
+  EXPECT_NE(error([](Json& d) {
+              dsc(d)["dataStageParam_"]["0"]["ss_"]["symbolicDimInfo_"]["c0"]["maxSize_"] = 4;
+            }).find("maxSize_: maximum 4 per core, but ss_ gives 'c0' 2"),
+            std::string::npos);
+  EXPECT_NE(error([](Json& d) {
+              dsc(d)["dataStageParam_"]["0"]["ss_"]["symbolicDimInfo_"]["c0"]["granularity_"] = 3;
+            }).find("granularity_: granularity 3 does not divide the maximum 2"),
+            std::string::npos);
+  EXPECT_NE(error([](Json& d) {
+              dsc(d)["dimToSymbolMapping_"] = {{"c9", {-1}}};
+            }).find("dimToSymbolMapping_.c9: dimension 'c9' is not in N_"),
+            std::string::npos);
+  EXPECT_NE(error([](Json& d) {
+              dsc(d).erase("dimToSymbolMapping_");
+            }).find("symbolicDimInfo_: symbolic dimensions without a dimToSymbolMapping_"),
+            std::string::npos);
+  EXPECT_NE(error([](Json& d) {
+              dsc(d)["dataStageParam_"]["0"]["el_"]["symbolicDimInfo_"]["c0"]["granularity_"] = 2;
+            }).find("el_: symbolicDimInfo_ differs from ss_'s"),
+            std::string::npos);
+}
+
 TEST(SdscReader, CoordinateMasking) {
   Json mean = read_json_file(test::cli_bundle("mean_keepdim/sdsc_0.json"));
   Json& d = mean.begin().value()["dscs_"][0].begin().value();
