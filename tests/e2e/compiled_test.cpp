@@ -282,32 +282,13 @@ TEST(CompiledProgram, CatMatchesItsReferenceOnEveryCoreCount) {
   });
 }
 
-// The whole-model workload at a small size (2 layers, hidden 512, 4 heads of
-// 128 over 2 KV heads, 8 cores): prefill of 64 tokens or a decode step of 2
-// after 62 cached.
-CompileJob small_granite_job(const std::string& phase) {
-  CompileJob job;
-  job.workload = "granite";
-  job.params.layers = 2;
-  job.params.hidden = 512;
-  job.params.heads = 4;
-  job.params.kv_heads = 2;
-  job.params.intermediate = 512;
-  job.params.vocab = 512;
-  job.params.phase = phase;
-  job.params.seq = phase == "prefill" ? 64 : 2;
-  job.params.context = phase == "prefill" ? 0 : 62;
-  job.options.cores = 8;
-  return job;
-}
-
 // Prefill and a decode step over a KV cache match the host reference's
 // logits, hazard-free.
 TEST(CompiledProgram, GraniteModelPrefillAndDecodeMatchTheirReference) {
   for (const std::string phase : {"prefill", "decode"}) {
     SCOPED_TRACE(phase);
     test::TempDir dir;
-    const Checked c = compile_and_check(small_granite_job(phase), dir);
+    const Checked c = compile_and_check(test::small_granite_job(phase), dir);
     ASSERT_EQ(c.run.report.comparisons.size(), 1u);
     EXPECT_EQ(c.run.report.comparisons[0].name, "logits");
   }
@@ -322,7 +303,7 @@ TEST(CompiledProgram, GraniteModelOnTwoCardsMatchesTheWholeModel) {
   for (const std::string phase : {"prefill", "decode"}) {
     SCOPED_TRACE(phase);
     test::TempDir dir;
-    CompileJob job = small_granite_job(phase);
+    CompileJob job = test::small_granite_job(phase);
     job.params.cards = 2;
     const Checked c = compile_and_check(job, dir);
     const sim::RunReport& r = c.run.report;
@@ -349,7 +330,7 @@ TEST(CompiledProgram, GraniteModelOnTwoCardsMatchesTheWholeModel) {
 // A tensor-parallel split must divide the heads, the KV heads and the MLP.
 TEST(CompiledProgram, CardsThatDoNotDivideTheModelAreRefused) {
   test::TempDir dir;
-  CompileJob job = small_granite_job("prefill");
+  CompileJob job = test::small_granite_job("prefill");
   job.params.cards = 4;
   job.output_dir = dir.file("program");
   EXPECT_EQ(test::error_of([&] { compiler::run_compile_job(job); }),

@@ -68,6 +68,22 @@ void expect_invariants_hold(const sim::RunReport& report, const std::string& wha
     EXPECT_TRUE(c.holds()) << what << ": " << c.name << ": " << c.value << " > " << c.limit;
 }
 
+compiler::CompileJob small_granite_job(const std::string& phase, int layers) {
+  compiler::CompileJob job;
+  job.workload = "granite";
+  job.params.layers = layers;
+  job.params.hidden = 512;
+  job.params.heads = 4;
+  job.params.kv_heads = 2;
+  job.params.intermediate = 512;
+  job.params.vocab = 512;
+  job.params.phase = phase;
+  job.params.seq = phase == "prefill" ? 64 : 2;
+  job.params.context = phase == "prefill" ? 0 : 62;
+  job.options.cores = 8;
+  return job;
+}
+
 CompiledRun compile_and_run(compiler::CompileJob job, const TempDir& dir, std::vector<std::string> arch_overrides) {
   job.output_dir = dir.file("program");
   job.emit_io_dir = dir.file("io");

@@ -35,6 +35,11 @@ struct CompiledRun {
 };
 CompiledRun compile_and_run(compiler::CompileJob job, const TempDir& dir, std::vector<std::string> arch_overrides = {});
 
+// The whole-model workload at a small size (hidden 512, 4 heads of 128 over
+// 2 KV heads, vocabulary 512, 8 cores; 2 layers unless given): prefill of 64
+// tokens or a decode step of 2 after 62 cached.
+compiler::CompileJob small_granite_job(const std::string& phase, int layers = 2);
+
 // Rewrites a torch-spyre dump's work division (the SDSC's top-level object and
 // its dsc key), giving every core its own symbols so the binder derives each
 // core's start address from the layout.

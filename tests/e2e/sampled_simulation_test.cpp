@@ -17,22 +17,12 @@
 namespace spyre {
 namespace {
 
-// Six layers of a small Granite (hidden 512, 4 heads over 2 KV heads) on 8
-// cores, with inputs and reference logits.
+// Six layers of the small Granite (test::small_granite_job), prefill, with
+// inputs and reference logits.
 struct SixLayers {
   test::TempDir dir;
-  compiler::CompileJob job;
+  compiler::CompileJob job = test::small_granite_job("prefill", 6);
   SixLayers() {
-    job.workload = "granite";
-    job.params.layers = 6;
-    job.params.hidden = 512;
-    job.params.heads = 4;
-    job.params.kv_heads = 2;
-    job.params.intermediate = 512;
-    job.params.vocab = 512;
-    job.params.phase = "prefill";
-    job.params.seq = 64;
-    job.options.cores = 8;
     job.output_dir = dir.file("program");
     job.emit_io_dir = dir.file("io");
     compiler::run_compile_job(job);

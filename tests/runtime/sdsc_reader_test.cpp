@@ -158,35 +158,30 @@ TEST(SdscReader, ReadsSymbolicDimsAtTheirMaximum) {
 }
 
 TEST(SdscReader, BadSymbolicDimsGetOneLine) {
-  auto error = [](const std::function<void(Json&)>& edit) {
+  auto info = [](Json& d, const char* level) -> Json& {
+    return dsc(d)["dataStageParam_"]["0"][level]["symbolicDimInfo_"]["c0"];
+  };
+  const std::vector<std::pair<std::function<void(Json&)>, std::string>> cases = {
+      {[](Json& d) {
+         d["abs"]["inputSymbolsAndTags_"] = {{"-3", "s0"}};
+       },
+       "$.abs.inputSymbolsAndTags_: symbol -1 of dimension 'c0' is not named in inputSymbolsAndTags_"},
+      {[&](Json& d) { info(d, "ss_")["maxSize_"] = 4; }, "maxSize_: maximum 4 per core, but ss_ gives 'c0' 2"},
+      {[&](Json& d) { info(d, "ss_")["granularity_"] = 3; },
+       "granularity_: granularity 3 does not divide the maximum 2"},
+      {[](Json& d) {
+         dsc(d)["dimToSymbolMapping_"] = {{"c9", {-1}}};
+       },
+       "dimToSymbolMapping_.c9: dimension 'c9' is not in N_"},
+      {[](Json& d) { dsc(d).erase("dimToSymbolMapping_"); },
+       "symbolicDimInfo_: symbolic dimensions without a dimToSymbolMapping_"},
+      {[&](Json& d) { info(d, "el_")["granularity_"] = 2; }, "el_: symbolicDimInfo_ differs from ss_'s"},
+  };
+  for (const auto& [edit, message] : cases) {
     Json doc = symbolic_abs();
     edit(doc);
-    return parse_error(doc);
-  };
-  EXPECT_NE(error([](Json& d) {
-              d["abs"]["inputSymbolsAndTags_"] = {{"-3", "s0"}};
-            }).find("$.abs.inputSymbolsAndTags_: symbol -1 of dimension 'c0' is not named in inputSymbolsAndTags_"),
-            std::string::npos);
-  EXPECT_NE(error([](Json& d) {
-              dsc(d)["dataStageParam_"]["0"]["ss_"]["symbolicDimInfo_"]["c0"]["maxSize_"] = 4;
-            }).find("maxSize_: maximum 4 per core, but ss_ gives 'c0' 2"),
-            std::string::npos);
-  EXPECT_NE(error([](Json& d) {
-              dsc(d)["dataStageParam_"]["0"]["ss_"]["symbolicDimInfo_"]["c0"]["granularity_"] = 3;
-            }).find("granularity_: granularity 3 does not divide the maximum 2"),
-            std::string::npos);
-  EXPECT_NE(error([](Json& d) {
-              dsc(d)["dimToSymbolMapping_"] = {{"c9", {-1}}};
-            }).find("dimToSymbolMapping_.c9: dimension 'c9' is not in N_"),
-            std::string::npos);
-  EXPECT_NE(error([](Json& d) {
-              dsc(d).erase("dimToSymbolMapping_");
-            }).find("symbolicDimInfo_: symbolic dimensions without a dimToSymbolMapping_"),
-            std::string::npos);
-  EXPECT_NE(error([](Json& d) {
-              dsc(d)["dataStageParam_"]["0"]["el_"]["symbolicDimInfo_"]["c0"]["granularity_"] = 2;
-            }).find("el_: symbolicDimInfo_ differs from ss_'s"),
-            std::string::npos);
+    EXPECT_NE(parse_error(doc).find(message), std::string::npos) << message;
+  }
 }
 
 TEST(SdscReader, CoordinateMasking) {
