@@ -159,7 +159,8 @@ DeviceLimits::DeviceLimits(const ArchConfig& arch)
       segment_bytes(arch.address.segment_bytes),
       segments(arch.address.segments),
       program_segment(arch.address.program_segment),
-      span_limit_bytes(arch.address.span_limit_bytes) {}
+      span_limit_bytes(arch.address.span_limit_bytes),
+      topk_k_per_core(arch.sfu.topk_k_per_core) {}
 
 Json ArchConfig::to_json() const {
   Json out;

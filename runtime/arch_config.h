@@ -42,6 +42,7 @@ struct ArchConfig {
   struct Sfu {
     int lanes;
     double cycles_simple, cycles_divide, cycles_transcendental, cycles_reduce, cycles_reduce_stick;
+    int topk_k_per_core;  // the most of a topk's k results one core's search produces
   } sfu;
 
   struct Lx {

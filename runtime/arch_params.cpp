@@ -122,6 +122,10 @@ const std::vector<ArchParam>& arch_params() {
                  "compute-bound (12 rows of calibration/add_bcast_sweep_records.csv): median |error| 3.6% (67 "
                  "until the compute followed its loads as they land, fitted on the one-core 4096x2048 row alone)",
        .before_calibration = 1.0},
+      {SPYRE_FIELD(sfu.topk_k_per_core), .unit = "results per core", .value = 4, .min = 1, .max = 1 << 20,
+       .integer = true,
+       .source = "torch-spyre work_division.py (_TOPK_MAX_K_PER_CORE): the topk hardware op produces at most 4 of "
+                 "its k results per core, so k is split over cores; a kernel asking more is refused"},
 
       // lx
       {SPYRE_FIELD(lx.size_bytes), .unit = "bytes per core", .value = 2097152, .min = 4096, .max = 1e12,

@@ -276,6 +276,20 @@ std::vector<OpInfo> builtin_rows() {
                 {{"exx2scale", "", 1.0f, true}}),
       reduction("exx2_zeromean", "", S::ReduceStick, R::Exx2ZeroMean, {{{1.0f, 3.0f}, {0.0, 5.0}, {}, 0.5f}}, "",
                 {{"exx2scale", "", 1.0f, true}}),
+      // topk (torch-spyre decomposes torch.topk into both, lowering.py: reductions
+      // that keep k elements along the searched dim): values and positions of
+      // the k largest, largest first.
+      [&] {
+        OpInfo op = base("topkvalue", "", K::TopK, 1, 1, U::SFU, S::Reduce);
+        op.oracle = {{{3.0f, 9.0f, -1.0f, 7.0f}, {9.0, 7.0}}};
+        return op;
+      }(),
+      [&] {
+        OpInfo op = base("topkindex", "", K::TopK, 1, 1, U::SFU, S::Reduce);
+        op.topk_indices = true;
+        op.oracle = {{{3.0f, 9.0f, -1.0f, 7.0f}, {1.0, 3.0}}};
+        return op;
+      }(),
       // PT array. Its values come from the executor's matmul (tests/e2e: mm, bmm).
       base("batchmatmul", "", K::Matmul, 2, 2, U::PT, S::Simple),
   };
@@ -351,7 +365,7 @@ std::vector<std::string> registry_gaps(const OpInfo& op) {
     gaps.push_back("more than " + std::to_string(kMaxOpConstants) + " constants");
   for (const auto& c : op.oracle) {
     const int n = static_cast<int>(c.inputs.size());
-    const bool fits = op.kind == OpKind::Reduction
+    const bool fits = op.kind == OpKind::Reduction || op.kind == OpKind::TopK
                           ? n >= 1
                           : (n >= op.min_inputs && n <= op.max_inputs) || (op.moment_pair_input && n == 2);
     if (!fits) gaps.push_back("an oracle case with " + std::to_string(n) + " inputs");
@@ -371,11 +385,9 @@ const OpInfo& register_op(OpInfo op) {
 }
 
 namespace {
-constexpr EnumName<OpKind> kOpKinds[] = {{OpKind::Elementwise, "elementwise"},
-                                         {OpKind::Reduction, "reduction"},
-                                         {OpKind::Matmul, "matmul"},
-                                         {OpKind::Copy, "copy"},
-                                         {OpKind::Shuffle, "shuffle"}};
+constexpr EnumName<OpKind> kOpKinds[] = {{OpKind::Elementwise, "elementwise"}, {OpKind::Reduction, "reduction"},
+                                         {OpKind::Matmul, "matmul"},           {OpKind::Copy, "copy"},
+                                         {OpKind::Shuffle, "shuffle"},         {OpKind::TopK, "topk"}};
 }  // namespace
 
 const char* op_kind_name(OpKind kind) { return enum_name(kOpKinds, kind); }
@@ -472,6 +484,21 @@ std::array<float, 2> reduce_finish(ReduceOp r, const ReduceAccumulator& acc, flo
       break;
   }
   return {acc.a, 0.0f};
+}
+
+std::vector<int64_t> topk_positions(const float* values, size_t n, size_t count) {
+  std::vector<int64_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int64_t>(i);
+  count = std::min(count, n);
+  auto above = [&](int64_t a, int64_t b) {
+    const float x = values[a], y = values[b];
+    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && !std::isnan(y);
+    return x > y;
+  };
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), order.end(),
+                    [&](int64_t a, int64_t b) { return above(a, b) || (!above(b, a) && a < b); });
+  order.resize(count);
+  return order;
 }
 
 int reduce_lanes(ReduceOp r) { return r == ReduceOp::Exx2 || r == ReduceOp::Exx2ZeroMean ? 2 : 1; }

@@ -24,6 +24,7 @@ enum class OpKind {
   Matmul,       // batchmatmul on the PT array
   Copy,         // identity / restickify: out[c] = in[c] across layouts
   Shuffle,      // LX-to-LX relayout across cores on the data ring
+  TopK,         // topkvalue / topkindex: the k largest along a search dim the output replaces with k
 };
 
 // The unit an op runs on (computeOp_ exUnit: "pt" or "sfp").
@@ -100,6 +101,7 @@ struct OpInfo {
   // compiler lays its input out sticking along another dim.
   bool nonstick_only = false;
   bool moment_pair_input = false;  // reads exx2's stick: lane 0 E[x], lane 1 E[x^2] as two inputs
+  bool topk_indices = false;       // TopK: writes the positions of the k largest (topkindex), not their values
   std::vector<OracleCase> oracle;
 };
 
@@ -129,6 +131,11 @@ OpConstants op_constants(const OpInfo& op, Lookup&& lookup) {
   for (size_t i = 0; i < op.constants.size(); ++i) c[i] = lookup(op.constants[i]);
   return c;
 }
+
+// The positions of the `count` largest of values[0..n), largest first; equal
+// values keep their order (the lower position first) and NaN ranks above
+// every number, as torch.topk on the CPU orders them. TopK ops' one rule.
+std::vector<int64_t> topk_positions(const float* values, size_t n, size_t count);
 
 // A reduction's running value: a is the sum/max/min/absmax/product, b the sum of squares.
 struct ReduceAccumulator {

@@ -31,6 +31,7 @@ struct DeviceLimits {
   int segments;
   int program_segment;
   int64_t span_limit_bytes;  // device memory one core addresses
+  int topk_k_per_core;       // a topk's results one core produces (sfu.topk_k_per_core)
   int64_t lx_usable_bytes() const;
   // Segments a bundle can bind kernel arguments to (all but the program's), in order.
   std::vector<int> argument_segments() const;

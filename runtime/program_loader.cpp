@@ -229,6 +229,15 @@ class Binder {
                  " cores (arch 'cores')");
       }
     }
+    for (const auto& op : sdsc->ops) {
+      if (op.info->kind != OpKind::TopK) continue;
+      const int64_t per_core = sdsc->per_core.at(op.k_dim);
+      if (per_core > limits_.topk_k_per_core)
+        fail(path.string(), op.path,
+             op.info->name + " asks " + std::to_string(per_core) + " of its k results along " + op.k_dim +
+                 " of each core; the card's topk produces at most " + std::to_string(limits_.topk_k_per_core) +
+                 " (arch 'sfu.topk_k_per_core'): split " + op.k_dim + " over more cores");
+    }
     sdscs_[path.string()] = sdsc;
     return *sdsc;
   }

@@ -73,6 +73,9 @@ struct ComputeOp {
   // value input's dims that the index tensor also has are its gathered row:
   // at an iteration point it reads row index[point] (the Sdsc's gather()).
   std::vector<int> index_inputs;
+  // TopK: the dim it searches (its input's, whole on every core) and the dim
+  // of its k results (its output's, in place of the searched one).
+  std::string search_dim, k_dim;
   std::string path;
 };
 

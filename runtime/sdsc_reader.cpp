@@ -625,6 +625,7 @@ class SdscParser {
           std::find(op.inputs.begin(), op.inputs.end(), op.outputs[0]) == op.inputs.end()) {
         inputs.error("a reduction lists its output among its inputs");
       }
+      if (op.info->kind == OpKind::TopK) read_topk_dims(node, op);
       if (auto index = node.find("indirectAccessIndexLabeledDs")) read_gather(*index, op);
       for (const auto& c : op.info->constants) {
         // mean's scaling_factor, clip's bounds... without them the value is undefined.
@@ -643,6 +644,36 @@ class SdscParser {
                  " is an indirectly accessed tensor, but no computeOp_ names its index tensor in "
                  "indirectAccessIndexLabeledDs");
     }
+  }
+
+  // A topk's two dims: the one its input has and its output lacks (searched),
+  // the one its output has and its input lacks (its k results; torch-spyre
+  // adds a dim of one when k's would otherwise be missing, superdsc.py). The
+  // searched dim is not split: each core searches all of it for its share of
+  // the k (torch-spyre pins it, work_division_constraints.py).
+  void read_topk_dims(const JsonNode& node, ComputeOp& op) {
+    auto normal = [&](int lds, const std::string& d) {
+      auto it = sdsc_.tensors[lds].scale.find(d);
+      return it != sdsc_.tensors[lds].scale.end() && it->second == DimScale::Normal;
+    };
+    const int in = op.inputs[0], out = op.outputs[0];
+    std::vector<std::string> searched, kept;
+    for (const auto& d : sdsc_.dims) {
+      if (normal(in, d) && !normal(out, d)) searched.push_back(d);
+      if (normal(out, d) && !normal(in, d)) kept.push_back(d);
+    }
+    auto names = [&](const std::vector<std::string>& ds) { return ds.empty() ? "none" : join(ds, ", "); };
+    if (searched.size() != 1)
+      node.error(op.info->name + " searches one dim (its input's, not its output's), found " + names(searched));
+    if (kept.size() != 1)
+      node.error(op.info->name + " writes its k results along one dim (its output's, not its input's), found " +
+                 names(kept));
+    op.search_dim = searched[0];
+    op.k_dim = kept[0];
+    const auto split = sdsc_.slices.find(op.search_dim);
+    if (split != sdsc_.slices.end() && split->second != 1)
+      node.error(op.info->name + " searches dim " + op.search_dim + " split over " + std::to_string(split->second) +
+                 " work slices; each core must search all of it (split its k results instead)");
   }
 
   // indirectAccessIndexLabeledDs: the op gathers rows of one value input

@@ -169,13 +169,14 @@ std::string attr_type_error(const std::string& key, const Json& value) {
   if (key == "size" || key == "repeats") return is_int_list(value) ? "" : "must be a list of integers";
   if (key == "split_size")
     return value.is_number_integer() || is_int_list(value) ? "" : "must be an integer or a list of integers";
-  if (key == "chunks" || key == "piece" || key == "pieces")
+  if (key == "chunks" || key == "piece" || key == "pieces" || key == "k")
     return value.is_number_integer() ? "" : "must be an integer";
   if (key == "ord" || key == "p") return value.is_number() || value.is_string() ? "" : "must be a number or a string";
   if (key == "dim0" || key == "dim1" || key == "start" || key == "end" || key == "start_dim" || key == "end_dim" ||
       key == "length" || key == "index")
     return value.is_number_integer() ? "" : "must be an integer";
-  if (key == "keepdim" || key == "training" || key == "is_causal" || key == "enable_gqa")
+  if (key == "keepdim" || key == "training" || key == "is_causal" || key == "enable_gqa" || key == "largest" ||
+      key == "sorted")
     return value.is_boolean() ? "" : "must be true or false";
   if (key == "dtype") return value.is_string() ? "" : "must be a dtype name";
   return value.is_number() ? "" : "must be a number";  // eps, scale, scalar, min, max, beta, threshold
@@ -346,6 +347,20 @@ Graph parse_graph(const Json& document, const std::string& file) {
         half.origin =
             "$.ops[" + std::to_string(i) + "] aminmax '" + g.tensors[static_cast<size_t>(op.outputs[k])].name + "'";
         g.ops.push_back(half);
+      }
+      continue;
+    }
+    if (op.type == "topk") {
+      // torch.topk's (values, indices): one op each; a graph may keep either alone.
+      if (op.attrs.contains("piece")) node.at("attrs").error("'piece' is the compiler's; list topk's outputs instead");
+      if (op.outputs.size() != 2) node.at("outputs").error("topk has two outputs, its values and its indices");
+      for (size_t k = 0; k < 2; ++k) {
+        Op part = op;
+        part.outputs = {op.outputs[k]};
+        part.attrs["piece"] = k;
+        part.origin =
+            "$.ops[" + std::to_string(i) + "] topk '" + g.tensors[static_cast<size_t>(op.outputs[k])].name + "'";
+        g.ops.push_back(part);
       }
       continue;
     }

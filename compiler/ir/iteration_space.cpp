@@ -110,6 +110,22 @@ IterationSpace iteration_space(const Graph& g, const Op& op) {
     mark_stick_dims(g, op, s);
     return s;
   }
+  if (info->kind == OpKind::TopK) {
+    // torch-spyre's topk reduction: the output's dims (k in place of the
+    // searched one), then the searched dim, which only the input spans.
+    const Shape& x = shape_of(op.inputs[0]);
+    const size_t rank = x.size();
+    const int searched = op.attrs.at("dim").get<int>();
+    const auto labels = pointwise_labels(rank + 1, where);
+    for (size_t i = 0; i < rank; ++i) s.dims.push_back({labels[i], shape_of(out)[i], false});
+    s.dims.push_back({labels[rank], x[static_cast<size_t>(searched)], true});
+    Operand input = aligned_operand(op.inputs[0], rank, rank, false);
+    input.iter_of[static_cast<size_t>(searched)] = static_cast<int>(rank);
+    s.operands.push_back(input);
+    s.operands.push_back(aligned_operand(out, rank, rank, true));
+    mark_stick_dims(g, op, s);
+    return s;
+  }
   // Pointwise ops iterate over the output, reductions over their input. An op
   // working on a reduction's stick (layernormscale on exx2's statistics)
   // spans the reduced dim, which its operands broadcast.

@@ -104,6 +104,9 @@ const std::vector<ModelOp>& composite_table() {
       // followed by a row's.
       {"embedding", K::Gather, 2, 2, {"padding_idx", "scale_grad_by_freq", "sparse"}, ""},
       {"index_select", K::Gather, 2, 2, {"dim"}, ""},
+      // torch.topk's (values, indices), one op each (the graph reader fans it
+      // out): torch-spyre's topkvalue and topkindex over the same input.
+      {"topk", K::TopK, 1, 1, {"k", "dim", "largest", "sorted", "piece"}, ""},
       // Views.
       {"reshape", K::View, 1, 1, {"shape"}, ""},
       {"view", K::View, 1, 1, {"shape"}, ""},
@@ -157,6 +160,7 @@ std::optional<ModelOp> from_registry(const OpInfo& d) {
       return m;
     case OpKind::Matmul:
     case OpKind::Shuffle:
+    case OpKind::TopK:  // torch.topk names both: a composite op (decompose.cpp)
       break;
   }
   return std::nullopt;
@@ -278,7 +282,24 @@ DType cast_dtype(const std::string& op, const Json& attrs, const std::vector<DTy
 DType output_dtype(const ModelOp& op, const Json& attrs, const std::vector<DType>& inputs, const std::string& where) {
   if (op.kind == K::Cast) return cast_dtype(op.name, attrs, inputs, where);
   if (op.kind == K::Fill && attrs.contains("dtype")) return dtype_attr(attrs, where);
+  if (op.kind == K::TopK && attrs.value("piece", 0) == 1) return DType::I32;  // int64 indices, narrowed
   return inputs.empty() ? DType::F16 : inputs[0];
+}
+
+std::pair<int, int64_t> topk_dim_and_k(const Shape& x, const Json& attrs, const std::string& where) {
+  const int d = normalize_dim(attrs.value("dim", int64_t{-1}), x.size(), where);
+  const int64_t k = int_attr(attrs, "k", where);
+  const int64_t n = x[static_cast<size_t>(d)];
+  if (k < 1 || k > n)
+    fail("", where,
+         "topk of k=" + std::to_string(k) + " along a dim of " + std::to_string(n) +
+             " (1 <= k <= " + std::to_string(n) + ")");
+  // torch-spyre's spyre_topk (decompositions.py) refuses the same.
+  if (k > 128) fail("", where, "topk with k=" + std::to_string(k) + " is not supported (torch-spyre's most is 128)");
+  if (!attrs.value("largest", true))
+    fail("", where,
+         "topk with largest=False is not supported (topkvalue/topkindex give the largest, as in torch-spyre)");
+  return {d, k};
 }
 
 bool reads_first_input_only(const ModelOp& op) { return op.name == "type_as" || op.name == "view_as"; }
@@ -527,6 +548,12 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
         fail("", where, "index_select takes a one-dim index, got " + shape_str(in[1]));
       Shape out = in[1];
       out.insert(out.end(), in[0].begin() + 1, in[0].end());
+      return out;
+    }
+    case K::TopK: {
+      const auto [d, k] = topk_dim_and_k(in[0], attrs, where);
+      Shape out = in[0];
+      out[static_cast<size_t>(d)] = k;
       return out;
     }
     case K::Repeat: {

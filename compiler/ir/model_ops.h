@@ -36,7 +36,8 @@ enum class ModelOpKind {
   Addmm,       // addmm: beta * input + alpha * (mat1 @ mat2)
   Cat,         // cat / stack: each input copied into its slice of the output
   Collective,  // all_reduce: the sum over the cards of a tensor-parallel graph (Graph::cards)
-  Gather       // embedding / index_select: rows of a table named by an integer index tensor
+  Gather,      // embedding / index_select: rows of a table named by an integer index tensor
+  TopK         // topk: the k largest along a dim, one op per output (piece 0 values, 1 indices)
 };
 
 // Unary, Binary, Where and Reduction ops come from the op registry's rows with
@@ -72,6 +73,8 @@ bool reads_first_input_only(const ModelOp& op);
 double norm_order(const Json& attrs, const std::string& where);
 // The value a Fill op writes.
 float fill_value(const ModelOp& op, const Json& attrs);
+// topk's dim (normalized) and k, checked as torch-spyre's decomposition checks them.
+std::pair<int, int64_t> topk_dim_and_k(const Shape& x, const Json& attrs, const std::string& where);
 // split, chunk and unbind return a tuple of views: one op per output.
 bool returns_pieces(const std::string& op);
 // Their dim (attribute `dim`, default 0), normalized; the [start, end) along

@@ -566,6 +566,22 @@ class Decomposer {
         emit("identity", {x}, out);
         return;
       }
+      case ModelOpKind::TopK: {
+        // torch-spyre's spyre_topk: topkvalue or topkindex over the input. A
+        // rank-1 input searches as one row ([n] as [1, n]), so its results
+        // have a dim to stick along (the cores split k, never a stick).
+        auto [d, k] = topk_dim_and_k(shape(in[0]), a, origin_);
+        const std::string type = a.value("piece", 0) == 1 ? "topkindex" : "topkvalue";
+        if (shape(in[0]).size() > 1) {
+          emit(type, {in[0]}, out, {{"dim", d}, {"k", k}});
+          return;
+        }
+        const int row = reshape(in[0], {1, shape(in[0])[0]}, "row");
+        const int ranked = temp(type == "topkindex" ? "indices" : "values", {1, k}, tensor(out).dtype);
+        emit(type, {row}, ranked, {{"dim", 1}, {"k", k}});
+        reshape(ranked, shape(out), "", out);
+        return;
+      }
       case ModelOpKind::Gather: {
         // torch-spyre's indirect access: a copy that reads row index[i] of the
         // table for output row i. The index as [n, 1, ...] (one index per

@@ -276,6 +276,22 @@ class LayoutPass {
       }
       return;
     }
+    if (info->kind == OpKind::TopK) {
+      // torch-spyre's _topk_layouts: the output keeps the input's order, k in
+      // the searched dim's place; it sticks where the input does unless that
+      // is the searched dim, then along another dim (the hint's, else the
+      // innermost other): never along k, which the cores split.
+      const int dim = op.attrs.at("dim").get<int>();
+      const Layout in = tensor(op.inputs[0]).layout;
+      if (in.stick != dim) {
+        out.layout = in;
+      } else if (out_hint && out_hint->stick != dim) {
+        out.layout = *out_hint;
+      } else {
+        out.layout = layout_with_stick(out.shape, dim == last ? last - 1 : last);
+      }
+      return;
+    }
     if (op.type == "layernormscale") {
       out.layout = tensor(op.inputs[0]).layout;
       return;

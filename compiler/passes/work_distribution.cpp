@@ -241,6 +241,43 @@ std::vector<int64_t> torch_spyre_slices(Op& op, const IterationSpace& space, con
   return search.slices(split);
 }
 
+// topk as torch-spyre divides it (work_division_constraints.py): the searched
+// dim whole on every core, k over the fewest cores that leave each at most
+// device.topk_k_per_core results, the other dims by the rule.
+std::vector<int64_t> topk_slices(const Graph& g, const Op& op, const IterationSpace& space, std::vector<int64_t> units,
+                                 const CompileOptions& options) {
+  const size_t k_dim = static_cast<size_t>(op.attrs.at("dim").get<int>()), searched = space.dims.size() - 1;
+  const int64_t k = space.dims[k_dim].size, per_core = options.device.topk_k_per_core;
+  int64_t d = 1;
+  while (d <= options.cores && (k % d != 0 || k / d > per_core)) ++d;
+  if (d > options.cores)
+    fail("", g.describe(op),
+         "topk(k=" + std::to_string(k) + "): no divisor of k up to " + std::to_string(options.cores) +
+             " cores leaves each at most " + std::to_string(per_core) +
+             " results (arch 'sfu.topk_k_per_core'), so k cannot be split over the cores");
+  std::vector<int64_t> slices(space.dims.size(), 1);
+  slices[k_dim] = d;
+  units[k_dim] = units[searched] = 1;
+  return default_rule_slices(space, units, slices, options.cores);
+}
+
+// A topk division the card can run: the searched dim whole, few enough results per core.
+void check_topk_slices(const Graph& g, const Op& op, const IterationSpace& space, const std::vector<int64_t>& slices,
+                       const CompileOptions& options) {
+  const size_t k_dim = static_cast<size_t>(op.attrs.at("dim").get<int>()), searched = space.dims.size() - 1;
+  const std::string where = "--split " + g.tensors[static_cast<size_t>(op.outputs[0])].name;
+  if (slices[searched] != 1)
+    fail("", where,
+         "topk searches dim '" + space.dims[searched].label + "' whole on each core; split '" +
+             space.dims[k_dim].label + "' (its k results) instead");
+  const int64_t per_core = space.dims[k_dim].size / slices[k_dim];
+  if (per_core > options.device.topk_k_per_core)
+    fail("", where,
+         "topk leaves " + std::to_string(per_core) +
+             " of its k results on each core; the card's topk produces at most " +
+             std::to_string(options.device.topk_k_per_core) + " (arch 'sfu.topk_k_per_core')");
+}
+
 }  // namespace
 
 void work_distribution(Graph& g, const CompileOptions& options) {
@@ -260,6 +297,11 @@ void work_distribution(Graph& g, const CompileOptions& options) {
     } else if (wanted != options.split_overrides.end()) {
       override_used[wanted->first] = true;
       slices = overridden(g, op, space, units, slices, wanted->second, options.cores);
+      if (device_op_info(op)->kind == OpKind::TopK) check_topk_slices(g, op, space, slices, options);
+    } else if (device_op_info(op)->kind == OpKind::TopK) {
+      slices = topk_slices(g, op, space, units, options);
+      op.work_division = "topk: k over the fewest cores leaving each at most " +
+                         std::to_string(options.device.topk_k_per_core) + " results, the searched dim whole";
     } else {
       slices = default_rule_slices(space, units, slices, options.cores);
       if (options.work_division == "torch-spyre" && op.type == "batchmatmul") {

@@ -420,6 +420,29 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         }
         break;
       }
+      case ModelOpKind::TopK: {
+        // The k largest of each line along the dim (values or their positions).
+        const Array& x = *in[0];
+        const auto [d, k] = topk_dim_and_k(x.shape, op.attrs, where);
+        const bool indices = op.attrs.value("piece", 0) == 1;
+        const int64_t inner = strides_of(x.shape)[static_cast<size_t>(d)], n = x.shape[static_cast<size_t>(d)];
+        const int64_t outer = x.size() / (n * inner);
+        out.data.assign(static_cast<size_t>(out_t.elements()), 0.0f);
+        std::vector<float> line(static_cast<size_t>(n));
+        for (int64_t o = 0; o < outer; ++o) {
+          for (int64_t i = 0; i < inner; ++i) {
+            for (int64_t j = 0; j < n; ++j)
+              line[static_cast<size_t>(j)] = x.data[static_cast<size_t>((o * n + j) * inner + i)];
+            const auto order = topk_positions(line.data(), line.size(), static_cast<size_t>(k));
+            for (int64_t r = 0; r < k; ++r) {
+              const int64_t at = order[static_cast<size_t>(r)];
+              out.data[static_cast<size_t>((o * k + r) * inner + i)] =
+                  indices ? static_cast<float>(at) : line[static_cast<size_t>(at)];
+            }
+          }
+        }
+        break;
+      }
       case ModelOpKind::Cat: {
         // The inputs' blocks along the dim, in turn, for each index of the dims outside it.
         const int d = cat_dim(op.type, in[0]->shape, op.attrs, where);

@@ -40,7 +40,7 @@ _IN_PLACE = set(_UNARY) | set(_BINARY) | {"clamp", "clamp_min", "clamp_max", "ma
 _REDUCTIONS = {"sum": "sum", "mean": "mean", "amax": "amax", "amin": "amin"}
 _VIEWS = {"view", "_unsafe_view", "reshape", "_reshape_alias"}
 _ALIASES = {"alias", "detach", "lift_fresh_copy", "lift_fresh", "contiguous"}
-_MULTI_OUTPUT = {"split", "split_with_sizes", "chunk", "unbind", "native_layer_norm"}
+_MULTI_OUTPUT = {"split", "split_with_sizes", "chunk", "unbind", "native_layer_norm", "topk"}
 # Graph ops that are views of their (first) input: the device computes nothing for them.
 _GRAPH_VIEWS = {"reshape", "view", "transpose", "permute", "slice", "narrow", "select", "flatten", "unsqueeze",
                 "squeeze", "t", "split", "chunk", "unbind", "view_as"}
@@ -412,6 +412,11 @@ class _GraphBuilder:
             self.emit("layer_norm", inputs, node.name + "_0", {"eps": args[4]})
             return [node.name + "_0", None, None]
         names = [f"{node.name}_{i}" for i in range(count)]
+        if packet == "topk":  # (values, indices): torch-spyre's topkvalue and topkindex
+            given = dict(zip(["k", "dim", "largest", "sorted"], args[1:]), **kwargs)
+            attrs = {"k": given["k"], "dim": given.get("dim", -1), "largest": bool(given.get("largest", True))}
+            self.emit("topk", [args[0]], names[0], attrs, outputs=names)
+            return names
         dim = args[2] if len(args) > 2 else kwargs.get("dim", 0)
         if packet == "unbind":
             dim = args[1] if len(args) > 1 else kwargs.get("dim", 0)
@@ -537,7 +542,8 @@ class CompiledModule:
         torch = _torch()
         with torch.no_grad():
             results = self.module(*inputs)
-        results = list(results) if isinstance(results, (list, tuple)) else [results]
+        # Nested results (torch.topk's (values, indices) among them) in the order the trace flattened them.
+        results = torch.utils._pytree.tree_flatten(results)[0]
         return {name: r.detach().float().numpy() for name, r in zip(self.output_names, results)}
 
     def compare(self, *inputs, **run_kwargs):

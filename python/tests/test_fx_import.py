@@ -84,11 +84,11 @@ def test_a_block_with_tuple_ops_matches_the_cpu(tmp_path):
 
 class Unsupported(torch.nn.Module):
     def forward(self, x):
-        return torch.topk(x, 4).values + 1
+        return torch.sort(x).values + 1
 
 
 def test_an_aten_op_without_a_graph_op_is_named_with_its_use(tmp_path):
-    with pytest.raises(spyre_sim.SpyreError, match=r"no graph op for aten\.topk\.default at 'topk' used by"):
+    with pytest.raises(spyre_sim.SpyreError, match=r"no graph op for aten\.sort\.default at 'sort' used by"):
         spyre_sim.compile(Unsupported(), (torch.randn(8, 64),), str(tmp_path))
     assert not (tmp_path / "program").exists()
 
@@ -366,3 +366,41 @@ def test_a_zero_dim_input_is_one_element(tmp_path):
     assert errors["output"] <= 2**-9, errors
     graph = json.loads((tmp_path / "graph.json").read_text())
     assert {t["name"]: t.get("shape") for t in graph["tensors"]}["s"] == [1]
+
+
+class TopK(torch.nn.Module):
+    def forward(self, rows, cols, cube, line):
+        return (torch.topk(rows, 4, dim=-1), torch.topk(cols, 8, dim=0), torch.topk(cube, 3, dim=1),
+                torch.topk(line, 5))
+
+
+def test_topk_runs_as_torch_spyres_topkvalue_and_topkindex(tmp_path):
+    # Each searched line a shuffle of whole numbers: exact in DLFloat16 and distinct, so the
+    # card ranks what the CPU ranks.
+    torch.manual_seed(5)
+    def distinct(shape, dim):
+        return torch.argsort(torch.rand(shape), dim=dim).float() - 20
+    inputs = (distinct((16, 100), 1), distinct((40, 24), 0), distinct((4, 50, 3), 1), distinct((70,), 0))
+    compiled = spyre_sim.compile(TopK(), inputs, str(tmp_path))
+    errors, result = compiled.compare(*inputs)
+    assert max(errors.values()) == 0, errors  # values and positions exact
+    kernels = [(k["op"], k["cores"]) for k in result["report"]["kernels"] if k["op"].startswith("topk")]
+    # k over the fewest cores leaving each at most 4 results (k = 4: 1, k = 8: 2, k = 5: 5), then
+    # the other dims as the rule divides them (the 16 and 24 kept elements are one stick each).
+    assert kernels == [(op, cores) for cores in (1, 2, 4, 5) for op in ("topkvalue", "topkindex")], kernels
+    assert "topk: k over the fewest cores" in compiled.decisions
+
+
+def test_topk_beyond_what_torch_spyre_compiles_is_refused_in_one_line(tmp_path):
+    class Smallest(torch.nn.Module):
+        def forward(self, x):
+            return torch.topk(x, 2, largest=False)[0]
+
+    class Unsplittable(torch.nn.Module):
+        def forward(self, x):
+            return torch.topk(x, 35)[0]
+
+    with pytest.raises(spyre_sim.SpyreError, match="largest=False is not supported"):
+        spyre_sim.compile(Smallest(), (torch.randn(8, 64),), str(tmp_path / "a"))
+    with pytest.raises(spyre_sim.SpyreError, match=r"topk\(k=35\): no divisor of k up to 32 cores"):
+        spyre_sim.compile(Unsplittable(), (torch.randn(8, 64),), str(tmp_path / "b"))

@@ -339,6 +339,38 @@ void run_reduction(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
                     });
 }
 
+// topkvalue / topkindex: at every point of its other dims a core searches all
+// of the searched dim and writes its slice of the k ranks (values or positions).
+void run_topk(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
+  const Sdsc& s = *k.sdsc;
+  const auto position = [&](const std::string& d) {
+    return static_cast<size_t>(std::find(s.dims.begin(), s.dims.end(), d) - s.dims.begin());
+  };
+  const size_t search = position(op.search_dim), ranks_dim = position(op.k_dim);
+  for (int core : s.core_ids) {
+    const IterBox box = iteration_box(s, core);
+    const Operand in = make_operand(memory, k, op.inputs[0], core, box);
+    const Operand out = make_operand(memory, k, op.outputs[0], core, box);
+    std::vector<int64_t> kept_extent = box.extent;
+    std::vector<bool> kept_mask(s.dims.size(), true);
+    kept_extent[search] = kept_extent[ranks_dim] = 1;
+    kept_mask[search] = kept_mask[ranks_dim] = false;
+    const auto first_rank = static_cast<size_t>(box.origin[ranks_dim]);
+    const auto ranks = static_cast<size_t>(box.extent[ranks_dim]);
+    std::vector<float> values(static_cast<size_t>(box.extent[search]));
+    for_each_point(kept_extent, [&](const std::vector<int64_t>& kept) {
+      const int64_t in_base = offset_at(in, kept, kept_mask), out_base = offset_at(out, kept, kept_mask);
+      for (size_t j = 0; j < values.size(); ++j) values[j] = in.load(in_base + in.along[search][j]);
+      const std::vector<int64_t> order = topk_positions(values.data(), values.size(), first_rank + ranks);
+      for (size_t r = 0; r < ranks && first_rank + r < order.size(); ++r) {
+        const int64_t at = order[first_rank + r];
+        out.store(out_base + out.along[ranks_dim][r],
+                  op.info->topk_indices ? static_cast<float>(at) : values[static_cast<size_t>(at)]);
+      }
+    });
+  }
+}
+
 // A flattened list over all iteration dims of one matmul role (batch, rows,
 // columns or contraction), with the byte offset of each entry in A, B and C.
 struct RoleIndex {
@@ -577,6 +609,9 @@ void FunctionalExecutor::run(const Kernel& kernel) {
         break;
       case OpKind::Shuffle:
         run_shuffle(memory_, kernel, op);
+        break;
+      case OpKind::TopK:
+        run_topk(memory_, kernel, op);
         break;
     }
   }

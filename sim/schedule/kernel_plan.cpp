@@ -223,6 +223,11 @@ void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, Core
       for (int in : op.inputs) {
         if (in != op.outputs[0]) elems = std::max(elems, op_elements(k, in, core));
       }
+    } else if (op.info->kind == OpKind::TopK) {
+      // One pass over the searched values per result the core ranks (an
+      // assumption: the public sources say only that a core ranks at most
+      // sfu.topk_k_per_core of them).
+      elems = op_elements(k, op.inputs[0], core) * s.per_core.at(op.k_dim);
     } else {
       elems = op_elements(k, op.outputs[0], core);
     }

@@ -183,7 +183,7 @@ TEST(Cli, ArchListsEveryParameterWithItsSource) {
   EXPECT_NE(r.output.find("lpddr5.read_gbps = 300 GB/s  (command line --set lpddr5.read_gbps=300)"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("lx.size_bytes = 2097152 bytes per core  (seed 000"), std::string::npos) << r.output;
-  EXPECT_EQ(count_lines(r.output), 73);
+  EXPECT_EQ(count_lines(r.output), 74);
   // One line per row of the parameter table, with the table's source.
   for (const auto& p : arch_params()) {
     if (std::string(p.path) == "lpddr5.read_gbps") continue;

@@ -11,6 +11,7 @@
 #include "compiler/compile_job.h"
 #include "e2e_support.h"
 #include "runtime/npy.h"
+#include "runtime/numerics.h"
 #include "runtime/op_registry.h"
 #include "sdsc_builder.h"
 
@@ -182,6 +183,61 @@ TEST(Ops, ReductionsOverTheStickAndOverRows) {
     EXPECT_LE(worst_excess(r.outputs.at("arg1"), want, 4e-3), 0.02) << c.op;
     EXPECT_EQ(r.report.reduce_ring_bytes > 0, c.over_rows) << c.op;
   }
+}
+
+// topk as torch-spyre emits it (no public kernel; written from its codegen,
+// superdsc.py and work_division.py): x (64, 256) sticks along the searched
+// dim s, the k = 8 results along k, which the output has in place of s and
+// sticks along the rows; k is split over 2 cores (4 results each, the card's
+// most) and the rows over 2.
+SdscSpec topk_kernel(const std::string& op, int k_slices = 2, int s_slices = 1) {
+  SdscSpec s{"0_" + op, op, "sfp", {{"r", kRows}, {"s", 256}, {"k", 8}}, {{"r", 2}, {"k", k_slices}}, {}, {},
+             {},        {}, {}};
+  if (s_slices > 1) s.slices["s"] = s_slices;
+  for (int c = 0; c < 2 * k_slices * s_slices; ++c)
+    s.core_slice.push_back({{"r", c % 2}, {"k", (c / 2) % k_slices}, {"s", c / (2 * k_slices)}});
+  s.tensors = {TensorSpec{"INPUT", {"s", "r"}, "s", {1, 1}, "hbm", {}, {}, 0},
+               TensorSpec{"OUTPUT", {"r", "k"}, "r", {1, 1}, "hbm", {}, {}, 0}};
+  s.inputs = {0};
+  s.outputs = {1};
+  return s;
+}
+
+TEST(Ops, TopkValuesAndIndicesWithKSplitOverCores) {
+  const auto x = random_values(kRows * 256, 31, -4, 4);
+  const auto values = run_specs({topk_kernel("topkvalue")}, {{"arg0", x}});
+  const auto indices = run_specs({topk_kernel("topkindex")}, {{"arg0", x}});
+  const auto& v = values.outputs.at("arg1");
+  const auto& i = indices.outputs.at("arg1");
+  ASSERT_EQ(v.size(), size_t{8 * kRows});
+  ASSERT_EQ(i.size(), size_t{8 * kRows});
+  for (int row = 0; row < kRows; ++row) {
+    std::vector<std::pair<float, int>> sorted;
+    for (int j = 0; j < 256; ++j) sorted.emplace_back(round_dl16(x[row * 256 + j]), j);
+    std::stable_sort(sorted.begin(), sorted.end(), [](auto a, auto b) { return a.first > b.first; });
+    for (int r = 0; r < 8; ++r) {
+      // The output sticks along rows: element (row, r) is at r * 64 + row.
+      EXPECT_EQ(v[r * kRows + row], sorted[r].first) << row << " " << r;
+      EXPECT_EQ(i[r * kRows + row], sorted[r].second) << row << " " << r;
+    }
+  }
+  // Each core reads its 32 rows whole and ranks 4 of them: 64 x 256 fp16 read
+  // by the two cores of each row half.
+  EXPECT_EQ(values.report.hbm_read_bytes, 2 * kRows * 256 * 2);
+}
+
+TEST(Ops, TopkBeyondTheCardsResultsPerCoreOrSplitSearchIsRefused) {
+  const auto x = random_values(kRows * 256, 31, -4, 4);
+  EXPECT_NE(error_of([&] {
+              run_specs({topk_kernel("topkvalue", 1)}, {{"arg0", x}});
+            })
+                .find("topkvalue asks 8 of its k results along k of each core; the card's topk produces at most 4 "
+                      "(arch 'sfu.topk_k_per_core')"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              run_specs({topk_kernel("topkindex", 2, 2)}, {{"arg0", x}});
+            }).find("topkindex searches dim s split over 2 work slices; each core must search all of it"),
+            std::string::npos);
 }
 
 TEST(Ops, RestickifyMovesTheStickToAnotherDim) {

@@ -25,7 +25,7 @@ TEST(ArchConfig, TheParameterTableIsTheOneSource) {
       << "regenerate: build/spyre-sim arch --schema > models/arch/spyre.schema.json";
   const ArchConfig defaults;
   const ArchConfig builtin = load_arch("", {});
-  ASSERT_EQ(arch_params().size(), 73u);
+  ASSERT_EQ(arch_params().size(), 74u);
   for (const auto& p : arch_params()) {
     EXPECT_EQ(p.get(defaults), p.value) << p.path;
     EXPECT_EQ(p.get(builtin), p.value) << p.path;
