@@ -263,6 +263,9 @@ std::vector<OpInfo> builtin_rows() {
       reduction("absmaxnonstick", "", S::Reduce, R::AbsMax, {absmax_case}),
       // prod: torch-spyre emits only the non-stick form (constants.py, REDUCTIONS_NON_STICK_DIM_ONLY:
       // "native prod reduction is not currently available in the backend" within sticks).
+      // Its form within sticks: SPYRE_FP32_OPS names it and the reader runs it,
+      // but the compiler never emits it while torch-spyre does not.
+      reduction("prod", "", S::ReduceStick, R::Prod, {prod_case}, "prodnonstick"),
       [&] {
         OpInfo op = reduction("prodnonstick", "prod", S::Reduce, R::Prod, {prod_case});
         op.nonstick_only = true;

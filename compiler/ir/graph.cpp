@@ -166,7 +166,7 @@ std::string attr_type_error(const std::string& key, const Json& value) {
   };
   if (key == "dim" || key == "dims" || key == "shape")
     return value.is_number_integer() || is_int_list(value) ? "" : "must be an integer or a list of integers";
-  if (key == "size" || key == "repeats") return is_int_list(value) ? "" : "must be a list of integers";
+  if (key == "size" || key == "repeats" || key == "pad") return is_int_list(value) ? "" : "must be a list of integers";
   if (key == "split_size")
     return value.is_number_integer() || is_int_list(value) ? "" : "must be an integer or a list of integers";
   if (key == "chunks" || key == "piece" || key == "pieces" || key == "k")

@@ -107,6 +107,9 @@ const std::vector<ModelOp>& composite_table() {
       // torch.topk's (values, indices), one op each (the graph reader fans it
       // out): torch-spyre's topkvalue and topkindex over the same input.
       {"topk", K::TopK, 1, 1, {"k", "dim", "largest", "sorted", "piece"}, ""},
+      // torch.nn.functional.pad (constant mode): torch-spyre's lower_constant_pad_nd.
+      {"constant_pad_nd", K::Pad, 1, 1, {"pad", "value"}, ""},
+      {"pad", K::Pad, 1, 1, {"pad", "value"}, ""},
       // Views.
       {"reshape", K::View, 1, 1, {"shape"}, ""},
       {"view", K::View, 1, 1, {"shape"}, ""},
@@ -284,6 +287,26 @@ DType output_dtype(const ModelOp& op, const Json& attrs, const std::vector<DType
   if (op.kind == K::Fill && attrs.contains("dtype")) return dtype_attr(attrs, where);
   if (op.kind == K::TopK && attrs.value("piece", 0) == 1) return DType::I32;  // int64 indices, narrowed
   return inputs.empty() ? DType::F16 : inputs[0];
+}
+
+std::vector<std::pair<int64_t, int64_t>> pad_amounts(const Shape& x, const Json& attrs, const std::string& where) {
+  if (!attrs.contains("pad") || !attrs["pad"].is_array())
+    fail("", where, "needs attribute 'pad' (amounts before and after, last dim first)");
+  const auto pad = attrs["pad"].get<std::vector<int64_t>>();
+  if (pad.size() % 2 != 0 || pad.size() > 2 * x.size())
+    fail("", where,
+         "'pad' has " + std::to_string(pad.size()) + " amounts; it takes pairs for at most the " +
+             std::to_string(x.size()) + " dims");
+  std::vector<std::pair<int64_t, int64_t>> amounts(x.size(), {0, 0});
+  for (size_t p = 0; p < pad.size(); p += 2) {
+    const size_t d = x.size() - 1 - p / 2;
+    amounts[d] = {pad[p], pad[p + 1]};
+    if (x[d] + pad[p] + pad[p + 1] < 1)
+      fail("", where,
+           "padding dim " + std::to_string(d) + " of size " + std::to_string(x[d]) + " by " + std::to_string(pad[p]) +
+               " and " + std::to_string(pad[p + 1]) + " leaves no element");
+  }
+  return amounts;
 }
 
 std::pair<int, int64_t> topk_dim_and_k(const Shape& x, const Json& attrs, const std::string& where) {
@@ -548,6 +571,12 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
         fail("", where, "index_select takes a one-dim index, got " + shape_str(in[1]));
       Shape out = in[1];
       out.insert(out.end(), in[0].begin() + 1, in[0].end());
+      return out;
+    }
+    case K::Pad: {
+      const auto amounts = pad_amounts(in[0], attrs, where);
+      Shape out = in[0];
+      for (size_t i = 0; i < out.size(); ++i) out[i] += amounts[i].first + amounts[i].second;
       return out;
     }
     case K::TopK: {

@@ -37,7 +37,8 @@ enum class ModelOpKind {
   Cat,         // cat / stack: each input copied into its slice of the output
   Collective,  // all_reduce: the sum over the cards of a tensor-parallel graph (Graph::cards)
   Gather,      // embedding / index_select: rows of a table named by an integer index tensor
-  TopK         // topk: the k largest along a dim, one op per output (piece 0 values, 1 indices)
+  TopK,        // topk: the k largest along a dim, one op per output (piece 0 values, 1 indices)
+  Pad          // constant_pad_nd / pad: a value around the input (a negative amount crops)
 };
 
 // Unary, Binary, Where and Reduction ops come from the op registry's rows with
@@ -75,6 +76,8 @@ double norm_order(const Json& attrs, const std::string& where);
 float fill_value(const ModelOp& op, const Json& attrs);
 // topk's dim (normalized) and k, checked as torch-spyre's decomposition checks them.
 std::pair<int, int64_t> topk_dim_and_k(const Shape& x, const Json& attrs, const std::string& where);
+// constant_pad_nd's amounts per dim of x, outermost first: (before, after), negative to crop.
+std::vector<std::pair<int64_t, int64_t>> pad_amounts(const Shape& x, const Json& attrs, const std::string& where);
 // split, chunk and unbind return a tuple of views: one op per output.
 bool returns_pieces(const std::string& op);
 // Their dim (attribute `dim`, default 0), normalized; the [start, end) along

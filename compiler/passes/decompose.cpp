@@ -566,6 +566,55 @@ class Decomposer {
         emit("identity", {x}, out);
         return;
       }
+      case ModelOpKind::Pad: {
+        // torch-spyre's lower_constant_pad_nd: the input cropped where an
+        // amount is negative (slice views), then one padded dim at a time the
+        // value's blocks and the tensor copied into the parts of one output
+        // (identities into a concat view, as a cat lowers).
+        const auto amounts = pad_amounts(shape(in[0]), a, origin_);
+        const float value = a.value("value", 0.0f);
+        int x = in[0];
+        for (size_t d = 0; d < amounts.size(); ++d) {
+          const auto [before, after] = amounts[d];
+          if (before >= 0 && after >= 0) continue;
+          Shape cropped = shape(x);
+          const int64_t start = std::max<int64_t>(0, -before), end = cropped[d] - std::max<int64_t>(0, -after);
+          cropped[d] = end - start;
+          const int view = temp("cropped", cropped, dtype);
+          emit("slice", {x}, view, {{"dim", d}, {"start", start}, {"end", end}});
+          x = view;
+        }
+        std::vector<size_t> padded;
+        for (size_t d = 0; d < amounts.size(); ++d) {
+          if (amounts[d].first > 0 || amounts[d].second > 0) padded.push_back(d);
+        }
+        if (padded.empty()) {
+          emit("identity", {x}, out);
+          return;
+        }
+        const int fill = constant(value, dtype);
+        for (size_t p = 0; p < padded.size(); ++p) {
+          const size_t d = padded[p];
+          const int64_t before = std::max<int64_t>(0, amounts[d].first),
+                        after = std::max<int64_t>(0, amounts[d].second);
+          Shape whole = shape(x);
+          whole[d] += before + after;
+          std::vector<int> parts;
+          auto block = [&](int64_t n, const std::string& name) {
+            Shape s = whole;
+            s[d] = n;
+            parts.push_back(device_op("identity", {reshape(fill, Shape(s.size(), 1), "pad_value")}, name, s));
+          };
+          if (before > 0) block(before, "pad_before");
+          const Shape inner = shape(x);  // a copy: device_op adds tensors
+          parts.push_back(device_op("identity", {x}, "padded_input", inner));
+          if (after > 0) block(after, "pad_after");
+          const int into = p + 1 == padded.size() ? out : temp("padded", whole, dtype);
+          emit("concat", parts, into, {{"dim", static_cast<int>(d)}});
+          x = into;
+        }
+        return;
+      }
       case ModelOpKind::TopK: {
         // torch-spyre's spyre_topk: topkvalue or topkindex over the input. A
         // rank-1 input searches as one row ([n] as [1, n]), so its results

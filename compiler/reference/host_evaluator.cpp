@@ -443,6 +443,27 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         }
         break;
       }
+      case ModelOpKind::Pad: {
+        // Each output element from the input where it lands inside it, else the value.
+        const Array& x = *in[0];
+        const auto amounts = pad_amounts(x.shape, op.attrs, where);
+        const float value = op.attrs.value("value", 0.0f);
+        const Shape& to = out_t.shape;
+        const auto from_strides = strides_of(x.shape);
+        out.data.assign(static_cast<size_t>(out_t.elements()), value);
+        for (int64_t i = 0; i < out_t.elements(); ++i) {
+          int64_t rest = i, from = 0;
+          bool inside = true;
+          for (size_t d = to.size(); d-- > 0;) {
+            const int64_t at = rest % to[d] - amounts[d].first;
+            rest /= to[d];
+            inside = inside && at >= 0 && at < x.shape[d];
+            from += at * from_strides[d];
+          }
+          if (inside) out.data[static_cast<size_t>(i)] = x.data[static_cast<size_t>(from)];
+        }
+        break;
+      }
       case ModelOpKind::Cat: {
         // The inputs' blocks along the dim, in turn, for each index of the dims outside it.
         const int d = cat_dim(op.type, in[0]->shape, op.attrs, where);

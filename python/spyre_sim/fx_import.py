@@ -36,7 +36,8 @@ _BINARY = {
     "eq": "eq", "ne": "ne", "ge": "ge", "le": "le", "gt": "gt", "lt": "lt", "logical_and": "logical_and",
 }
 # In-place forms (x.add_(y), ...) of these run out of place; later readers of x read the result.
-_IN_PLACE = set(_UNARY) | set(_BINARY) | {"clamp", "clamp_min", "clamp_max", "masked_fill", "pow", "floor_divide"}
+_IN_PLACE = set(_UNARY) | set(_BINARY) | {"clamp", "clamp_min", "clamp_max", "masked_fill", "pow", "floor_divide",
+                                          "zero", "fill"}
 _REDUCTIONS = {"sum": "sum", "mean": "mean", "amax": "amax", "amin": "amin"}
 _VIEWS = {"view", "_unsafe_view", "reshape", "_reshape_alias"}
 _ALIASES = {"alias", "detach", "lift_fresh_copy", "lift_fresh", "contiguous"}
@@ -120,6 +121,7 @@ class _GraphBuilder:
         self.value = {}  # fx node -> graph tensor name (tensors) or the Python value
         self.producer = {}  # graph tensor name -> the op dict writing it
         self.unsupported = []
+        self.made_weights = {}  # weights the mapping makes (flip's reversed positions): name -> array
 
     # -- helpers ---------------------------------------------------------------------------
     @staticmethod
@@ -287,17 +289,60 @@ class _GraphBuilder:
         if packet in ("clamp", "clamp_min", "clamp_max", "hardtanh"):
             return self.clamp(node, packet, args, kwargs)
         if packet in ("full", "zeros", "ones", "full_like", "zeros_like", "ones_like", "new_full", "new_zeros",
-                      "new_ones"):
+                      "new_ones", "empty", "empty_like", "new_empty", "zero", "fill"):
             return self.fill(node, packet, args, shape)
+        if packet == "bitwise_not":  # torch-spyre's decomposition: logical_not of a bool
+            if not self.all_bool(node, 1):
+                return self.refuse(node, "of integers: torch-spyre's bitwise_xor runs on the CPU")
+            return self.emit("logical_not", [args[0]], out)
+        if packet == "flip":
+            return self.flip(node, args, shape)
+        if packet == "unfold":
+            return self.unfold(node, args, shape)
+        if packet == "constant_pad_nd":
+            return self.emit("constant_pad_nd", [args[0]], out,
+                             {"pad": list(args[1]), "value": float(args[2]) if len(args) > 2 else 0.0})
         if packet in _MULTI_OUTPUT:
             return self.multi_output(node, packet, args, kwargs)
         return self.refuse(node)
 
     @staticmethod
-    def all_bool(node):
+    def all_bool(node, count=2):
         torch = _torch()
-        metas = [a.meta.get("tensor_meta") for a in node.args[:2] if isinstance(a, torch.fx.Node)]
-        return len(metas) == 2 and all(m is not None and m.dtype == torch.bool for m in metas)
+        metas = [a.meta.get("tensor_meta") for a in node.args[:count] if isinstance(a, torch.fx.Node)]
+        return len(metas) == count and all(m is not None and m.dtype == torch.bool for m in metas)
+
+    def flip(self, node, args, shape):
+        """torch-spyre's spyre_flip: each dim reversed by an index_select with descending
+        positions (a gather; device coordinates only ascend). The gather reads rows of dim 0,
+        so another dim is moved there and back (views); the last (stick) dim is refused, as
+        torch-spyre refuses it."""
+        x, rank = args[0], len(shape)
+        dims = sorted({d % rank for d in args[1]})
+        if rank - 1 in dims and shape[-1] > 1:
+            return self.refuse(node, "the last (stick) dim: torch-spyre's flip cannot reverse it")
+        for d in (d for d in dims if shape[d] > 1):
+            name = f"{node.name}_reversed{d}"
+            self.tensors.append({"name": name, "shape": [shape[d]], "dtype": "int32", "role": "weight"})
+            self.made_weights[name] = np.arange(shape[d] - 1, -1, -1, dtype=np.float32)
+            order = [d] + [i for i in range(rank) if i != d]
+            moved = x if d == 0 else self.emit("permute", [x], f"{node.name}_moved{d}", {"dims": order})
+            picked = self.emit("index_select", [moved, name], f"{node.name}_picked{d}", {"dim": 0})
+            back = [order.index(i) for i in range(rank)]
+            x = picked if d == 0 else self.emit("permute", [picked], f"{node.name}_back{d}", {"dims": back})
+        return self.emit("clone", [x], node.name)
+
+    def unfold(self, node, args, shape):
+        """x.unfold(dim, size, step): its windows along dim, each a new last dim. torch-spyre
+        reads them through a view; here each window is copied (narrow, stacked), then its
+        elements moved last (a view)."""
+        x, dim, size, step = args[0], args[1] % (len(shape) - 1), args[2], args[3]
+        windows = [self.emit("narrow", [x], f"{node.name}_window{i}", {"dim": dim, "start": i * step,
+                                                                          "length": size})
+                   for i in range(shape[dim])]
+        stacked = self.emit("stack", windows, f"{node.name}_stacked", {"dim": dim})
+        order = [i for i in range(len(shape)) if i != dim + 1] + [dim + 1]
+        return self.emit("permute", [stacked], node.name, {"dims": order})
 
     def scalar_tensor(self, value, out, index):
         """A tensor name as it is, a Python number as a one-element constant named after its use."""
@@ -394,7 +439,10 @@ class _GraphBuilder:
         return self.emit("clamp", [args[0]], node.name, attrs)
 
     def fill(self, node, packet, args, shape):
-        value = {"zeros": 0.0, "ones": 1.0}.get(packet.replace("new_", "").replace("_like", ""))
+        # empty: any values will do; zeros, as the card's freshly written buffers hold them here.
+        value = {"zeros": 0.0, "ones": 1.0, "empty": 0.0, "zero": 0.0}.get(packet.replace("new_", "").replace("_like", ""))
+        if packet == "fill":  # x.fill_(v)
+            value = args[1]
         if value is None:  # full(size, v), full_like(x, v), new_full(x, size, v)
             value = args[{"full": 1, "full_like": 1, "new_full": 2}[packet]]
         dtype = _dtype_name(node.meta["tensor_meta"].dtype, self.float_dtype, node.name)
@@ -475,6 +523,7 @@ def to_graph(module, example_inputs, name=None, float_dtype="float16"):
             builder.refuse(node, f"fx node kind {node.op}")
     if builder.unsupported:
         raise SpyreError("spyre_sim.compile: no graph op for " + "; ".join(builder.unsupported))
+    weights.update(builder.made_weights)
     output_names = _declare_outputs(builder, outputs)
     graph = {"name": name or type(module).__name__, "tensors": builder.tensors, "ops": builder.ops}
     return graph, weights, inputs, output_names

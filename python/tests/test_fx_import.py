@@ -404,3 +404,42 @@ def test_topk_beyond_what_torch_spyre_compiles_is_refused_in_one_line(tmp_path):
         spyre_sim.compile(Smallest(), (torch.randn(8, 64),), str(tmp_path / "a"))
     with pytest.raises(spyre_sim.SpyreError, match=r"topk\(k=35\): no divisor of k up to 32 cores"):
         spyre_sim.compile(Unsplittable(), (torch.randn(8, 64),), str(tmp_path / "b"))
+
+
+class Rearrangements(torch.nn.Module):
+    """torch-spyre's list: flip (index_select gathers), constant_pad_nd (fills and the input
+    copied into one output), unfold, bitwise_not of a bool, empty_like, fill_."""
+
+    def forward(self, x, cube):
+        padded = torch.nn.functional.pad(x, (0, 3, 2, -1), value=1.5)  # 3 columns after, 2 rows before, 1 cropped
+        windows = cube.unfold(1, 4, 2)  # overlapping windows of 4 rows, 2 apart
+        blank = torch.empty_like(x).fill_(0.25)
+        return torch.flip(cube, [0, 1]), padded, windows * 1.0, torch.bitwise_not(x > 0).float(), blank + x
+
+
+def test_flip_pad_unfold_and_fills_match_the_cpu(tmp_path):
+    torch.manual_seed(7)
+    x, cube = torch.randn(8, 64), torch.randn(3, 10, 64)
+    compiled = spyre_sim.compile(Rearrangements(), (x, cube), str(tmp_path))
+    errors, result = compiled.compare(x, cube)
+    assert max(errors.values()) < 2 ** -9, errors  # copies and fills: only DLFloat16 rounding
+    assert np.asarray(result["outputs"]["output_1"]).shape == (9, 67)
+    assert np.asarray(result["outputs"]["output_2"]).shape == (3, 4, 64, 4)
+    # Each reversed dim is a gather on one core, as torch-spyre runs indirect access.
+    sdscs = [p.read_text() for p in (tmp_path / "program").rglob("sdsc_*.json")]
+    assert sum('"indirectAccessIndexLabeledDs"' in text for text in sdscs) == 2
+
+
+def test_what_the_card_cannot_rearrange_is_refused_in_one_line(tmp_path):
+    class FlipLast(torch.nn.Module):
+        def forward(self, x):
+            return torch.flip(x, [-1])
+
+    class PadInsideAStick(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.pad(x, (3, 0))
+
+    with pytest.raises(spyre_sim.SpyreError, match=r"aten\.flip\.default \(the last \(stick\) dim"):
+        spyre_sim.compile(FlipLast(), (torch.randn(8, 64),), str(tmp_path / "a"))
+    with pytest.raises(spyre_sim.SpyreError, match="must fill whole sticks"):
+        spyre_sim.compile(PadInsideAStick(), (torch.randn(8, 64),), str(tmp_path / "b"))

@@ -185,6 +185,22 @@ TEST(Ops, ReductionsOverTheStickAndOverRows) {
   }
 }
 
+// prod within sticks (the name torch-spyre's SPYRE_FP32_OPS lists) and over
+// rows (prodnonstick, split over the two cores: partial products combined on
+// the reduce-sum ring), on values near 1 so 64-128 of them stay in range.
+TEST(Ops, ProductsWithinSticksAndOverRows) {
+  const auto x = random_values(kRows * kCols, 22, 0.97f, 1.03f);
+  for (const bool over_rows : {false, true}) {
+    const std::string op = over_rows ? "prodnonstick" : "prod";
+    const auto r = run_specs({reduction(op, over_rows)}, {{"arg0", x}});
+    std::vector<double> want(over_rows ? kCols : kRows, 1.0);
+    for (int row = 0; row < kRows; ++row) {
+      for (int col = 0; col < kCols; ++col) want[over_rows ? col : row] *= round_dl16(x[row * kCols + col]);
+    }
+    EXPECT_LE(worst_excess(r.outputs.at("arg1"), want, 4e-3), 0.0) << op;
+  }
+}
+
 // topk as torch-spyre emits it (no public kernel; written from its codegen,
 // superdsc.py and work_division.py): x (64, 256) sticks along the searched
 // dim s, the k = 8 results along k, which the output has in place of s and
