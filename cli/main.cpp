@@ -282,6 +282,12 @@ Subcommand add_compile(CLI::App& app) {
                   "picks it (its analytic cost model); default: seed 001's rule")
       ->check(CLI::IsMember(spyre::compiler::work_division_names()))
       ->capture_default_str();
+  cmd->add_option("--input-layouts", job.options.input_layouts,
+                  "consumers: a graph input or weight takes the layout its consumers want (the host uploads it "
+                  "restickified); default: torch-spyre's, it arrives in the generic stick layout and the compiler "
+                  "restickifies on the device where an op needs another stick")
+      ->check(CLI::IsMember({"consumers", "default"}))
+      ->capture_default_str();
   cmd->add_option("--split-cache", o->split_cache,
                   "Folder where the model's split search keeps the kernel times it simulated, per simulator build "
                   "and card, and reads them in later compiles (none: simulate every time; default: "

@@ -54,6 +54,11 @@ struct CompileOptions {
   // the arch config; the defaults are the built-in Spyre card's).
   DeviceLimits device;
   LxPlanningOptions lx;
+  // --input-layouts: "consumers" (a graph input, weight or constant takes the
+  // layout its consumers want: the host uploads it restickified) or "default"
+  // (torch-spyre's: it arrives in the generic stick layout, .to("spyre"), and
+  // the compiler restickifies on the device where an op needs another stick).
+  std::string input_layouts = "consumers";
   // Wall-clock times (the LX solve) in the decisions; off, the same input
   // gives byte-identical decisions.
   bool timings = false;

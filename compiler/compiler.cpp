@@ -31,6 +31,8 @@ CompileOptions resolve_options(CompileOptions options) {
              std::to_string(options.cores));
   }
   if (options.device.argument_segments().empty()) fail("", "arch", "no argument segments (address.segments)");
+  if (options.input_layouts != "consumers" && options.input_layouts != "default")
+    fail("", "--input-layouts", "must be consumers or default, got '" + options.input_layouts + "'");
   if (!is_work_division(options.work_division))
     fail("", "--work-division", "must be " + work_division_choices() + ", got '" + options.work_division + "'");
   if (options.bmm_by_model() && options.split_cost == nullptr)

@@ -93,7 +93,9 @@ std::string decisions_table(const Graph& g, const CompileOptions& options) {
   }
   out << "spyre-sim compile " << g.name << ": " << device_ops << " SDSCs in " << g.bundles.size() << " bundle"
       << (g.bundles.size() == 1 ? "" : "s") << ", up to " << options.cores << " cores, "
-      << (options.placement == HbmPlacement::Packed ? "packed" : "argument") << " HBM placement\n\n";
+      << (options.placement == HbmPlacement::Packed ? "packed" : "argument") << " HBM placement"
+      << (options.input_layouts == "default" ? ", inputs in the default layout (restickified on the device)" : "")
+      << "\n\n";
   std::vector<Row> ops;
   for (size_t b = 0; b < g.bundles.size(); ++b) {
     for (size_t i = 0; i < g.bundles[b].ops.size(); ++i) {

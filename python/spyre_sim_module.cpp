@@ -161,7 +161,8 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
                  const std::vector<int64_t>& shape, int cores, const Strings& split, bool lx_planning,
                  const std::string& solver, const std::string& emit_io, uint64_t seed, const std::string& arch,
                  const Strings& set, const std::string& work_division, const std::string& model, int64_t layers,
-                 const std::string& phase, int64_t seq, int64_t context, int64_t cards) {
+                 const std::string& phase, int64_t seq, int64_t context, int64_t cards,
+                 const std::string& input_layouts) {
   sc::CompileJob job;
   job.graph_path = graph;
   job.workload = workload;
@@ -195,6 +196,7 @@ py::dict compile(const std::string& output, const std::string& graph, const std:
   job.options.device = spyre::load_arch(arch, set).limits();
   for (const auto& s : split) sc::parse_split_override(s, job.options);
   job.options.work_division = work_division;
+  job.options.input_layouts = input_layouts;
   // For work_division="model"; its times kept where the CLI keeps them (SPYRE_SIM_CACHE_DIR=none: nowhere).
   spyre::studies::SimulatedSplitCost split_cost(arch, set, 0, spyre::studies::default_split_cache_dir());
   if (job.options.bmm_by_model()) job.options.split_cost = &split_cost;
@@ -299,7 +301,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("cores") = 0, py::arg("split") = Strings{}, py::arg("lx_planning") = false, py::arg("solver") = "",
         py::arg("emit_io") = "", py::arg("seed") = 0, py::arg("arch") = "", py::arg("set") = Strings{},
         py::arg("work_division") = "model", py::arg("model") = "", py::arg("layers") = 0, py::arg("phase") = "",
-        py::arg("seq") = 0, py::arg("context") = 0, py::arg("cards") = 1);
+        py::arg("seq") = 0, py::arg("context") = 0, py::arg("cards") = 1, py::arg("input_layouts") = "consumers");
   m.def("validate", &validate,
         "Run a table of measured kernels, or every source of a sources.json manifest or folder; the report as a dict",
         py::arg("table"), py::kw_only(), py::arg("where") = Strings{}, py::arg("arch") = "", py::arg("set") = Strings{},

@@ -28,7 +28,7 @@ const std::vector<CompilerPass>& compiler_passes() {
       {"deadcode_elimination", "drop ops whose results nothing reads",
        [](Graph& g, const CompileOptions&) { deadcode_elimination(g); }},
       {"propagate_layouts", "give every tensor a device layout (stick dim and order); note operands that need another",
-       [](Graph& g, const CompileOptions&) { propagate_layouts(g); }},
+       [](Graph& g, const CompileOptions& o) { propagate_layouts(g, o.input_layouts == "default"); }},
       {"insert_restickify", "copy those operands into the layout their op needs (ReStickifyOpHBM or identity)",
        [](Graph& g, const CompileOptions&) { insert_restickify(g); }},
       {"span_reduction", "the minimum splits that keep each core's span of every tensor within the limit",

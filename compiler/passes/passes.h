@@ -31,7 +31,7 @@ void deadcode_elimination(Graph& graph);
 // 2. Layout propagation: gives every tensor a device layout and records in
 // graph.layout_copies each place where an operand must first be copied into
 // another layout.
-void propagate_layouts(Graph& graph);
+void propagate_layouts(Graph& graph, bool default_input_layouts = false);
 // 3. Inserts the ReStickifyOpHBM (or identity) ops graph.layout_copies needs
 // and clears the list.
 void insert_restickify(Graph& graph);

@@ -36,15 +36,35 @@ std::vector<int> inverse(const std::vector<int>& perm) {
 
 Layout stick_last(const Shape& shape) { return layout_with_stick(shape, static_cast<int>(shape.size()) - 1); }
 
+// A pointwise op's pick among its candidate sticks (op index -> candidate).
+using LayoutChoices = std::map<int, size_t>;
+
 class LayoutPass {
  public:
-  explicit LayoutPass(Graph& g) : g_(g), hint_(g.tensors.size()) {}
+  LayoutPass(Graph& g, bool default_inputs, LayoutChoices choices = {})
+      : g_(g), choices_(std::move(choices)), hint_(g.tensors.size()), default_inputs_(default_inputs) {}
+
+  // The pointwise ops that had more than one stick to choose, in order, and
+  // how many (after run()).
+  const std::vector<std::pair<int, size_t>>& decisions() const { return decisions_; }
+
+  // Elements the noted copies move: torch-spyre's restickify cost (its
+  // optimize_restickify sums the copied tensors' sizes).
+  static int64_t copied_elements(const Graph& g, const std::vector<LayoutCopy>& copies) {
+    int64_t total = 0;
+    for (const auto& c : copies) {
+      const Op& op = g.ops[static_cast<size_t>(c.op)];
+      total += g.tensors[static_cast<size_t>(op.inputs[static_cast<size_t>(c.input)])].elements();
+    }
+    return total;
+  }
 
   std::vector<LayoutCopy> run() {
     gather_hints();
     for (auto& t : g_.tensors) {
       if (t.role == Role::Input || t.role == Role::Weight || t.role == Role::Constant) {
-        t.layout = hint_[static_cast<size_t>(&t - g_.tensors.data())].value_or(default_layout(t.shape));
+        const auto& hint = hint_[static_cast<size_t>(&t - g_.tensors.data())];
+        t.layout = hint && !default_inputs_ ? *hint : default_layout(t.shape);
       }
     }
     for (size_t o = 0; o < g_.ops.size(); ++o) {
@@ -299,6 +319,9 @@ class LayoutPass {
     // Pointwise: pick the output's stick dim S, then make every operand that
     // spans S stick along it.
     const size_t n = out.shape.size();
+    // In order of preference: the consumers' stick, the first full-shape
+    // input's, the last dim, then the other full-shape inputs' (which only a
+    // search, LayoutChoices, picks).
     std::vector<int> candidates;
     if (out_hint) candidates.push_back(out_hint->stick);
     for (int t : op.inputs) {
@@ -308,8 +331,17 @@ class LayoutPass {
       }
     }
     candidates.push_back(last);
+    for (int t : op.inputs) {
+      if (tensor(t).shape == out.shape) candidates.push_back(tensor(t).layout.stick);
+    }
+    std::vector<int> fitting;
     for (int s : candidates) {
-      if (!stick_fits(op, s, n)) continue;
+      if (stick_fits(op, s, n) && std::find(fitting.begin(), fitting.end(), s) == fitting.end()) fitting.push_back(s);
+    }
+    if (fitting.size() > 1) decisions_.push_back({o, fitting.size()});
+    const auto chosen = choices_.find(o);
+    if (chosen != choices_.end() && chosen->second < fitting.size()) fitting = {fitting[chosen->second]};
+    for (int s : fitting) {
       std::optional<Layout> full_shape_input;
       for (size_t i = 0; i < op.inputs.size(); ++i) {
         const Tensor& in = tensor(op.inputs[i]);
@@ -341,12 +373,61 @@ class LayoutPass {
   }
 
   Graph& g_;
+  LayoutChoices choices_;
+  std::vector<std::pair<int, size_t>> decisions_;  // pointwise ops with a choice: (op, candidates)
   std::vector<std::optional<Layout>> hint_;
+  bool default_inputs_;  // graph inputs, weights and constants arrive in the default layout
   std::vector<LayoutCopy> copies_;
 };
 
+// With inputs in the default layout a graph's transposed reads conflict, and
+// which ops restickify decides the cost. As torch-spyre's optimize_restickify,
+// a beam search over the pointwise ops' stick choices for the fewest copied
+// elements; each partial choice is scored by finishing the pass greedily. The
+// search is bounded (kSearchOps x kSearchDecisions); a larger graph keeps the
+// greedy choices (consumers' stick first).
+constexpr size_t kBeamWidth = 8, kSearchOps = 2000, kSearchDecisions = 64;
+
+struct LayoutTrial {
+  LayoutChoices choices;
+  int64_t cost;
+  std::vector<std::pair<int, size_t>> decisions;
+};
+
+LayoutTrial try_layouts(const Graph& graph, const LayoutChoices& choices) {
+  Graph trial = graph;
+  LayoutPass pass(trial, true, choices);
+  const auto copies = pass.run();
+  return {choices, LayoutPass::copied_elements(trial, copies), pass.decisions()};
+}
+
+LayoutChoices search_choices(const Graph& graph) {
+  const LayoutTrial greedy = try_layouts(graph, {});
+  if (greedy.decisions.empty() || graph.ops.size() > kSearchOps || greedy.decisions.size() > kSearchDecisions)
+    return {};
+  std::vector<LayoutTrial> beam = {greedy};
+  for (const auto& [op, count] : greedy.decisions) {
+    std::vector<LayoutTrial> next;
+    for (const auto& state : beam) {
+      for (size_t c = 0; c < count; ++c) {
+        LayoutChoices choices = state.choices;
+        choices[op] = c;
+        next.push_back(try_layouts(graph, choices));
+      }
+    }
+    std::stable_sort(next.begin(), next.end(),
+                     [](const LayoutTrial& a, const LayoutTrial& b) { return a.cost < b.cost; });
+    if (next.size() > kBeamWidth) next.resize(kBeamWidth);
+    beam = std::move(next);
+  }
+  return beam.front().cost < greedy.cost ? beam.front().choices : LayoutChoices{};
+}
+
 }  // namespace
 
-void propagate_layouts(Graph& graph) { graph.layout_copies = LayoutPass(graph).run(); }
+void propagate_layouts(Graph& graph, bool default_input_layouts) {
+  LayoutChoices choices = default_input_layouts ? search_choices(graph) : LayoutChoices{};
+  graph.layout_copies = LayoutPass(graph, default_input_layouts, std::move(choices)).run();
+}
 
 }  // namespace spyre::compiler

@@ -443,3 +443,16 @@ def test_what_the_card_cannot_rearrange_is_refused_in_one_line(tmp_path):
         spyre_sim.compile(FlipLast(), (torch.randn(8, 64),), str(tmp_path / "a"))
     with pytest.raises(spyre_sim.SpyreError, match="must fill whole sticks"):
         spyre_sim.compile(PadInsideAStick(), (torch.randn(8, 64),), str(tmp_path / "b"))
+
+
+def test_inputs_in_torch_spyres_default_layout_are_restickified_on_the_device(tmp_path):
+    class TransposedAdd(torch.nn.Module):
+        def forward(self, a, x, w):
+            return a.t() + x, x @ w.t()
+
+    a, x, w = torch.randn(256, 128), torch.randn(128, 256), torch.randn(64, 256)
+    for layouts, copies in (("consumers", 0), ("default", 2)):  # a.t() and w.t(), as torch-spyre restickifies them
+        compiled = spyre_sim.compile(TransposedAdd(), (a, x, w), str(tmp_path / layouts), input_layouts=layouts)
+        errors, result = compiled.compare(a, x, w)
+        assert max(errors.values()) < 2 ** -7, errors
+        assert sum(k["op"] == "ReStickifyOpHBM" for k in result["report"]["kernels"]) == copies, layouts
