@@ -76,5 +76,46 @@ TEST(Layout, OutermostMovesOneDim) {
   EXPECT_EQ(l.order, (std::vector<int>{2, 1, 0}));
 }
 
+// Conformance with torch-spyre's tests/tensor/test_tensor_layout.py (bdc905f):
+// SpyreTensorLayout's device_size for its default layout (test_default_layout)
+// and for each dim order of a 3-D tensor (test_dim_order). torch-spyre's
+// dim_order lists the dims outermost first, the stick dim last; as a Layout
+// (innermost first) that is [order[0], stick, order[n-2], ..., order[1]].
+// test_default_layout's 0-d case has no counterpart: a graph's scalar is [1].
+Layout from_dim_order(const std::vector<int>& dim_order) {
+  Layout l;
+  l.stick = dim_order.back();
+  l.order = {dim_order.front(), dim_order.back()};
+  for (size_t i = dim_order.size() - 1; i-- > 1;) l.order.push_back(dim_order[i]);
+  return l;
+}
+
+TEST(LayoutConformance, DeviceSizesAsTorchSpyresTensorLayoutTests) {
+  struct Case {
+    std::string test;
+    std::vector<int64_t> shape;
+    std::vector<int> dim_order;  // empty: the default layout
+    std::vector<int64_t> device_size;
+  };
+  const std::vector<Case> cases = {
+      {"test_default_layout", {120}, {}, {2, 64}},
+      {"test_default_layout", {128}, {}, {2, 64}},
+      {"test_default_layout", {512, 240}, {}, {4, 512, 64}},
+      {"test_default_layout", {512, 256}, {}, {4, 512, 64}},
+      {"test_default_layout", {512, 8, 240}, {}, {8, 4, 512, 64}},
+      {"test_default_layout", {512, 8, 256}, {}, {8, 4, 512, 64}},
+      {"test_dim_order", {512, 256}, {1, 0}, {8, 256, 64}},
+      {"test_dim_order", {512, 8, 256}, {0, 2, 1}, {256, 1, 512, 64}},
+      {"test_dim_order", {512, 8, 256}, {1, 0, 2}, {512, 4, 8, 64}},
+      {"test_dim_order", {512, 8, 256}, {1, 2, 0}, {256, 8, 8, 64}},
+      {"test_dim_order", {512, 8, 256}, {2, 0, 1}, {512, 1, 256, 64}},
+      {"test_dim_order", {512, 8, 256}, {2, 1, 0}, {8, 8, 256, 64}},
+  };
+  for (const auto& c : cases) {
+    const Layout l = c.dim_order.empty() ? default_layout(c.shape) : from_dim_order(c.dim_order);
+    EXPECT_EQ(device_size(c.shape, l, 64), c.device_size) << c.test << " " << describe_layout(l);
+  }
+}
+
 }  // namespace
 }  // namespace spyre::compiler
