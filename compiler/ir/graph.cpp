@@ -302,6 +302,13 @@ Graph parse_graph(const Json& document, const std::string& file) {
     if (t.role != Role::Intermediate && t.role != Role::Output && t.shape.empty())
       node.error("a graph " + std::string(role_name(t.role)) + " needs a shape");
     if (t.role == Role::Constant) t.value = static_cast<float>(node.at("value").as_double());
+    if (auto names = node.find("dims")) {
+      if (!names->is_array()) names->error("expected a list of dim names, one per dim");
+      for (size_t d = 0; d < names->size(); ++d) t.dim_names.push_back(names->element(d).as_string());
+      if (!t.shape.empty() && t.dim_names.size() != t.shape.size())
+        names->error(std::to_string(t.dim_names.size()) + " dim names for a tensor of " +
+                     std::to_string(t.shape.size()) + " dims");
+    }
     if (g.find(t.name) >= 0) node.at("name").error("tensor '" + t.name + "' declared twice");
     g.add_tensor(t);
   }
@@ -314,6 +321,11 @@ Graph parse_graph(const Json& document, const std::string& file) {
     op.inputs = tensor_refs(g, node.at("inputs"), false);
     op.outputs = tensor_refs(g, node.at("outputs"), true);
     if (auto attrs = node.find("attrs")) op.attrs = attrs->raw();
+    if (auto hint = node.find("work_div")) {
+      if (!hint->is_object())
+        hint->error("expected an object {\"DIM NAME\": splits, ...} (torch-spyre's work_div hint)");
+      for (const auto& [name, value] : hint->members()) op.work_div.emplace_back(name, value.as_int());
+    }
     if (auto tile = node.find("coarse_tile")) {
       if (!tile->is_object()) tile->error("expected an object {\"dim\": D, \"tiles\": K}");
       op.coarse_tile.dim = static_cast<int>(tile->at("dim").as_int());

@@ -54,6 +54,9 @@ struct Tensor {
   // Tensor parallelism (Graph::cards > 1): each card holds part (its index)
   // of the model's tensor along this dim; -1: every card holds it whole.
   int shard_dim = -1;
+  // torch-spyre's named tensor dims (name_tensor_dims): a name per dim, or
+  // empty. Ops' work_div hints split the iteration dims of these names.
+  std::vector<std::string> dim_names;
   // Coarse tiling (coarse_tiling.cpp): a graph input or output of a tiled op
   // whose HBM buffer holds `tiles` tiles of `shape` along `tile_dim`; loop
   // iteration i reads or writes tile i. 0: not tiled.
@@ -95,6 +98,9 @@ struct Op {
   // least HBM traffic; empty when that is the op's own fastest.
   std::string lx_chain;
   bool inserted = false;  // added by a pass (restickify, view copy)
+  // torch-spyre's spyre_hint(work_div={NAME: N, ...}): named dims and their
+  // splits in priority order; the device ops a model op decomposes into inherit it.
+  std::vector<std::pair<std::string, int64_t>> work_div;
   int bundle = 0;
   // Coarse tiling. The model op's hint (torch-spyre's spyre_hint
   // num_tiles_per_dim): run it as `tiles` loop iterations over `dim` of its

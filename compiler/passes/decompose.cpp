@@ -80,6 +80,7 @@ class Decomposer {
     op.origin = origin_;
     op.loop_trips = loop_trips_;
     op.loop_group = loop_group_;
+    op.work_div = work_div_;
     out_.ops.push_back(std::move(op));
   }
 
@@ -393,6 +394,7 @@ class Decomposer {
     origin_ = model_.describe(op);
     loop_trips_ = op.loop_trips;
     loop_group_ = op.loop_group;
+    work_div_ = op.work_div;
     const int out = op.outputs[0];
     base_name_ = tensor(out).name;
     if (computes_on_values(*m) &&
@@ -730,6 +732,7 @@ class Decomposer {
   std::string origin_, base_name_;
   int64_t loop_trips_ = 0;  // the model op's coarse-tiling loop, for every op it becomes
   int loop_group_ = -1;
+  std::vector<std::pair<std::string, int64_t>> work_div_;  // the model op's hint, for every op it becomes
 };
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "compiler/split/bmm_search.h"
 #include "compiler/split/op_split.h"
 #include "compiler/split/torch_spyre_planner.h"
+#include "compiler/split/work_div_hint.h"
 #include "runtime/error.h"
 #include "runtime/text.h"
 
@@ -298,6 +299,15 @@ void work_distribution(Graph& g, const CompileOptions& options) {
       override_used[wanted->first] = true;
       slices = overridden(g, op, space, units, slices, wanted->second, options.cores);
       if (device_op_info(op)->kind == OpKind::TopK) check_topk_slices(g, op, space, slices, options);
+    } else if (!op.work_div.empty()) {
+      // torch-spyre's spyre_hint(work_div=...): the named dims split as asked, the rest whole.
+      std::vector<bool> pinned(space.dims.size(), false);
+      if (device_op_info(op)->kind == OpKind::TopK) pinned.back() = true;
+      const auto hinted = apply_work_div_hint(g.describe(op), space, iteration_dim_names(g, space), op.work_div, units,
+                                              options.cores, pinned);
+      slices = hinted.slices;
+      if (device_op_info(op)->kind == OpKind::TopK) check_topk_slices(g, op, space, slices, options);
+      op.work_division = "user-hint: work_div" + (hinted.skipped.empty() ? "" : " (" + hinted.skipped + ")");
     } else if (device_op_info(op)->kind == OpKind::TopK) {
       slices = topk_slices(g, op, space, units, options);
       op.work_division = "topk: k over the fewest cores leaving each at most " +
@@ -322,6 +332,15 @@ void work_distribution(Graph& g, const CompileOptions& options) {
       }
     }
     assign_splits(op, space, slices);
+    // Its output's dims take the names its operands give them, for the hints of later ops.
+    Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
+    if (out.dim_names.empty()) {
+      const auto names = iteration_dim_names(g, space);
+      const Operand& result = space.operands.back();
+      if (std::any_of(names.begin(), names.end(), [](const std::string& n) { return !n.empty(); })) {
+        for (int it : result.iter_of) out.dim_names.push_back(names[static_cast<size_t>(it)]);
+      }
+    }
   }
   for (const auto& [name, used] : override_used) {
     if (!used)

@@ -14,6 +14,8 @@
 #include "compiler/ir/iteration_space.h"
 #include "compiler/ir/workloads.h"
 #include "compiler/passes/passes.h"
+#include "compiler/split/work_div_hint.h"
+#include "runtime/error.h"
 
 namespace spyre::compiler {
 namespace {
@@ -112,6 +114,134 @@ TEST(TorchSpyreWorkDivision, NonStickVarIsNotBlocked) {
   int64_t cores = 1;
   for (const auto& [dim, n] : splits) cores *= n;
   EXPECT_EQ(cores, 10);
+}
+
+// torch-spyre's tests/inductor/test_work_division_hint.py (bdc905f),
+// TestNamedWorkDivisionHint: spyre_hint(work_div=...) over named dims. The
+// unit tests of _apply_user_hint run on apply_work_div_hint with the same
+// iteration spaces (sizes in split units); the compiled ones on graphs whose
+// tensors carry the names.
+struct NamedSpace {
+  IterationSpace space;
+  std::vector<std::string> names;
+  std::vector<int64_t> units;
+};
+
+NamedSpace named_space(const std::vector<std::pair<std::string, int64_t>>& outputs,
+                       const std::vector<std::pair<std::string, int64_t>>& reductions = {}) {
+  NamedSpace n;
+  n.space = space_of(outputs, reductions);
+  for (const auto& [name, size] : outputs) n.names.push_back(name), n.units.push_back(size);
+  for (const auto& [name, size] : reductions) n.names.push_back(name), n.units.push_back(size);
+  return n;
+}
+
+std::map<std::string, int64_t> hinted(const NamedSpace& n, const WorkDivHint& hint, std::string* skipped = nullptr,
+                                      std::vector<bool> pinned = {}) {
+  if (pinned.empty()) pinned.assign(n.names.size(), false);
+  const auto r = apply_work_div_hint("fake_op", n.space, n.names, hint, n.units, 32, pinned);
+  if (skipped) *skipped = r.skipped;
+  std::map<std::string, int64_t> out;
+  for (size_t d = 0; d < r.slices.size(); ++d) {
+    if (r.slices[d] > 1) out[n.names[d]] = r.slices[d];
+  }
+  return out;
+}
+
+std::string hint_error(const NamedSpace& n, const WorkDivHint& hint, std::vector<bool> pinned = {}) {
+  try {
+    hinted(n, hint, nullptr, std::move(pinned));
+  } catch (const SpyreError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// test_resolve_work_div_hint_filters_to_op_dims: names the op lacks are ignored.
+TEST(TorchSpyreWorkDivisionHint, ResolveFiltersToOpDims) {
+  const WorkDivHint hint = {{"H", 4}, {"Lq", 8}, {"Lk", 8}};
+  EXPECT_EQ(hinted(named_space({{"H", 64}, {"Lk", 512}}), hint), (std::map<std::string, int64_t>{{"H", 4}, {"Lk", 8}}));
+  EXPECT_EQ(hinted(named_space({{"Lk", 512}}), hint), (std::map<std::string, int64_t>{{"Lk", 8}}));
+}
+
+// test_apply_work_div_hint_prunes_splits_over_sencores
+TEST(TorchSpyreWorkDivisionHint, PrunesSplitsOverSencores) {
+  std::string skipped;
+  const auto n = named_space({{"H", 64}, {"Lq", 512}, {"Lk", 512}});
+  EXPECT_EQ(hinted(n, {{"H", 4}, {"Lq", 8}, {"Lk", 8}}, &skipped),
+            (std::map<std::string, int64_t>{{"H", 4}, {"Lq", 8}}));
+  EXPECT_EQ(skipped, "skipping named dim 'Lk' (split=8): cores would be 256 > SENCORES=32");
+}
+
+// test_apply_work_div_hint_prunes_by_priority_order
+TEST(TorchSpyreWorkDivisionHint, PrunesByPriorityOrder) {
+  std::string skipped;
+  const auto n = named_space({{"H", 64}, {"Lq", 512}, {"Lk", 512}});
+  EXPECT_EQ(hinted(n, {{"H", 4}, {"Lk", 8}, {"Lq", 8}}, &skipped),
+            (std::map<std::string, int64_t>{{"H", 4}, {"Lk", 8}}));
+  EXPECT_NE(skipped.find("skipping named dim 'Lq' (split=8)"), std::string::npos) << skipped;
+}
+
+// test_apply_work_div_hint_invalid_split_value_raises_unit,
+// test_apply_work_div_hint_non_divisible_split_raises_unit,
+// test_apply_work_div_hint_multiple_accepted_reduction_splits_raise_unit,
+// test_apply_work_div_hint_rejects_pinned_split
+TEST(TorchSpyreWorkDivisionHint, BadHintsRaise) {
+  EXPECT_NE(hint_error(named_space({{"H", 64}}), {{"H", 0}}).find("must be positive"), std::string::npos);
+  EXPECT_NE(hint_error(named_space({{"H", 64}, {"Lq", 512}}), {{"H", 4}, {"Lq", 7}}).find("not evenly divisible"),
+            std::string::npos);
+  EXPECT_NE(
+      hint_error(named_space({{"M", 64}}, {{"K", 32}, {"L", 16}}), {{"K", 2}, {"L", 2}}).find("reduction dimensions"),
+      std::string::npos);
+  EXPECT_NE(hint_error(named_space({{"M", 64}}), {{"M", 2}}, {true}).find("pinned to split=1"), std::string::npos);
+}
+
+// test_apply_work_div_hint_prunes_before_divisibility_check_unit
+TEST(TorchSpyreWorkDivisionHint, PrunesBeforeDivisibilityCheck) {
+  EXPECT_EQ(hinted(named_space({{"H", 64}, {"Lq", 512}}), {{"H", 32}, {"Lq", 7}}),
+            (std::map<std::string, int64_t>{{"H", 32}}));
+}
+
+// A graph of named inputs and one hinted op; the op's splits on `cores`.
+std::map<std::string, int64_t> compiled_splits(const Json& tensors, const Json& op, int cores) {
+  CompileOptions options;
+  options.cores = cores;
+  PipelineHooks hooks;
+  hooks.stop_after = "work_distribution";
+  const Graph g = compile(parse_graph(Json{{"tensors", tensors}, {"ops", Json::array({op})}}, "hint"), options, hooks);
+  std::map<std::string, int64_t> split;
+  for (const auto& o : g.ops) {
+    if (!device_op_info(o)) continue;
+    for (const auto& [dim, n] : o.splits) {
+      if (n > 1) split[dim] = n;
+    }
+    break;
+  }
+  return split;
+}
+
+// test_pointwise_work_div_hint_applied: x + y over [M, N] = [128, 64], M split 4 on 8 cores.
+TEST(TorchSpyreWorkDivisionHint, PointwiseHintApplied) {
+  const Json tensors = Json::parse(R"([
+    {"name": "x", "shape": [128, 64], "role": "input", "dims": ["M", "N"]},
+    {"name": "y", "shape": [128, 64], "role": "input", "dims": ["M", "N"]},
+    {"name": "z", "shape": [128, 64], "role": "output"}])");
+  const auto splits = compiled_splits(tensors, Json::parse(R"({"op": "add", "inputs": ["x", "y"], "outputs": ["z"],
+                                                "work_div": {"M": 4}})"),
+                                      8);
+  EXPECT_EQ(splits, (std::map<std::string, int64_t>{{"mb", 4}}));
+}
+
+// test_matmul_work_div_hint_maps_by_name: x [M, K] @ y [K, N], K split 4 and M 2 on 8 cores.
+TEST(TorchSpyreWorkDivisionHint, MatmulHintMapsByName) {
+  const Json tensors = Json::parse(R"([
+    {"name": "x", "shape": [128, 256], "role": "input", "dims": ["M", "K"]},
+    {"name": "y", "shape": [256, 64], "role": "input", "dims": ["K", "N"]},
+    {"name": "z", "shape": [128, 64], "role": "output"}])");
+  const auto splits = compiled_splits(tensors, Json::parse(R"({"op": "matmul", "inputs": ["x", "y"], "outputs": ["z"],
+                                                "work_div": {"K": 4, "M": 2}})"),
+                                      8);
+  EXPECT_EQ(splits, (std::map<std::string, int64_t>{{"in", 4}, {"mb", 2}}));
 }
 
 }  // namespace
