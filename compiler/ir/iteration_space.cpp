@@ -92,8 +92,9 @@ IterationSpace iteration_space(const Graph& g, const Op& op) {
     const size_t n = c.size();
     const auto labels = matmul_labels(n, where);
     for (size_t i = 0; i < n; ++i) s.dims.push_back({labels[i], c[i], false});
-    const Shape& a = shape_of(op.inputs[0]);
-    s.dims.push_back({labels[n], a.back(), true});
+    // The contraction: B's rows, padded to whole sticks when A's ends inside one.
+    const Shape& b = shape_of(op.inputs[1]);
+    s.dims.push_back({labels[n], b[b.size() - 2], true});
     const int m_dim = static_cast<int>(n) - 2, n_dim = static_cast<int>(n) - 1, k_dim = static_cast<int>(n);
     auto operand = [&](int t, int second_last, int last) {
       const size_t r = shape_of(t).size();

@@ -258,13 +258,67 @@ class Decomposer {
     return v;
   }
 
+  // torch-spyre's insert_bmm_padding: a contraction that ends inside a stick
+  // pads B's rows to whole sticks with zeros (a fill and a copy), and the
+  // batchmatmul contracts over the padded length; A stays as it is (the card
+  // reads its last stick whole, the padding B's zeros cancel).
   int matmul(int a, int b, const std::string& suffix, int into = -1) {
     const Shape sa = shape(a);
+    const int64_t k = sa.back(), stick = stick_elems(tensor(a).dtype);
+    if (k % stick != 0) {
+      std::vector<std::pair<int64_t, int64_t>> amounts(shape(b).size(), {0, 0});
+      amounts[amounts.size() - 2] = {0, (k + stick - 1) / stick * stick - k};
+      b = pad(b, amounts, 0.0f, -1);
+    }
     const Shape sb = shape(b);
     Shape batch = broadcast_shapes({Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2)}, origin_);
     batch.push_back(sa[sa.size() - 2]);
     batch.push_back(sb.back());
     return device_op("batchmatmul", {a, b}, suffix, batch, Json::object(), into);
+  }
+
+  // torch-spyre's lower_constant_pad_nd: x cropped where an amount is
+  // negative (slice views), then one padded dim at a time the value's blocks
+  // and x copied (identities) into the parts of one output (a concat view, as
+  // a cat lowers). Amounts per dim: (before, after).
+  int pad(int x, const std::vector<std::pair<int64_t, int64_t>>& amounts, float value, int into) {
+    const DType dtype = tensor(x).dtype;
+    for (size_t d = 0; d < amounts.size(); ++d) {
+      const auto [before, after] = amounts[d];
+      if (before >= 0 && after >= 0) continue;
+      Shape cropped = shape(x);
+      const int64_t start = std::max<int64_t>(0, -before), end = cropped[d] - std::max<int64_t>(0, -after);
+      cropped[d] = end - start;
+      const int view = temp("cropped", cropped, dtype);
+      emit("slice", {x}, view, {{"dim", d}, {"start", start}, {"end", end}});
+      x = view;
+    }
+    std::vector<size_t> padded;
+    for (size_t d = 0; d < amounts.size(); ++d) {
+      if (amounts[d].first > 0 || amounts[d].second > 0) padded.push_back(d);
+    }
+    if (padded.empty()) return into >= 0 ? device_op("identity", {x}, "", shape(x), Json::object(), into) : x;
+    const int fill = constant(value, dtype);
+    for (size_t p = 0; p < padded.size(); ++p) {
+      const size_t d = padded[p];
+      const int64_t before = std::max<int64_t>(0, amounts[d].first), after = std::max<int64_t>(0, amounts[d].second);
+      Shape whole = shape(x);
+      whole[d] += before + after;
+      std::vector<int> parts;
+      auto block = [&](int64_t n, const std::string& name) {
+        Shape s = whole;
+        s[d] = n;
+        parts.push_back(device_op("identity", {reshape(fill, Shape(s.size(), 1), "pad_value")}, name, s));
+      };
+      if (before > 0) block(before, "pad_before");
+      const Shape inner = shape(x);  // a copy: device_op adds tensors
+      parts.push_back(device_op("identity", {x}, "padded_input", inner));
+      if (after > 0) block(after, "pad_after");
+      const int result = p + 1 == padded.size() && into >= 0 ? into : temp("padded", whole, dtype);
+      emit("concat", parts, result, {{"dim", static_cast<int>(d)}});
+      x = result;
+    }
+    return x;
   }
 
   int linear(int x, int w, int bias, const std::string& suffix, int into = -1) {
@@ -527,7 +581,7 @@ class Decomposer {
         normalize(in[0], in.size() > 1 ? in[1] : -1, -1, a.value("eps", 1e-6f), false, out);
         return;
       case ModelOpKind::Matmul:
-        emit("batchmatmul", in, out);
+        matmul(in[0], in[1], "mm", out);
         return;
       case ModelOpKind::Linear:
         linear(in[0], in[1], in.size() > 2 ? in[2] : -1, "linear", out);
@@ -568,55 +622,9 @@ class Decomposer {
         emit("identity", {x}, out);
         return;
       }
-      case ModelOpKind::Pad: {
-        // torch-spyre's lower_constant_pad_nd: the input cropped where an
-        // amount is negative (slice views), then one padded dim at a time the
-        // value's blocks and the tensor copied into the parts of one output
-        // (identities into a concat view, as a cat lowers).
-        const auto amounts = pad_amounts(shape(in[0]), a, origin_);
-        const float value = a.value("value", 0.0f);
-        int x = in[0];
-        for (size_t d = 0; d < amounts.size(); ++d) {
-          const auto [before, after] = amounts[d];
-          if (before >= 0 && after >= 0) continue;
-          Shape cropped = shape(x);
-          const int64_t start = std::max<int64_t>(0, -before), end = cropped[d] - std::max<int64_t>(0, -after);
-          cropped[d] = end - start;
-          const int view = temp("cropped", cropped, dtype);
-          emit("slice", {x}, view, {{"dim", d}, {"start", start}, {"end", end}});
-          x = view;
-        }
-        std::vector<size_t> padded;
-        for (size_t d = 0; d < amounts.size(); ++d) {
-          if (amounts[d].first > 0 || amounts[d].second > 0) padded.push_back(d);
-        }
-        if (padded.empty()) {
-          emit("identity", {x}, out);
-          return;
-        }
-        const int fill = constant(value, dtype);
-        for (size_t p = 0; p < padded.size(); ++p) {
-          const size_t d = padded[p];
-          const int64_t before = std::max<int64_t>(0, amounts[d].first),
-                        after = std::max<int64_t>(0, amounts[d].second);
-          Shape whole = shape(x);
-          whole[d] += before + after;
-          std::vector<int> parts;
-          auto block = [&](int64_t n, const std::string& name) {
-            Shape s = whole;
-            s[d] = n;
-            parts.push_back(device_op("identity", {reshape(fill, Shape(s.size(), 1), "pad_value")}, name, s));
-          };
-          if (before > 0) block(before, "pad_before");
-          const Shape inner = shape(x);  // a copy: device_op adds tensors
-          parts.push_back(device_op("identity", {x}, "padded_input", inner));
-          if (after > 0) block(after, "pad_after");
-          const int into = p + 1 == padded.size() ? out : temp("padded", whole, dtype);
-          emit("concat", parts, into, {{"dim", static_cast<int>(d)}});
-          x = into;
-        }
+      case ModelOpKind::Pad:
+        pad(in[0], pad_amounts(shape(in[0]), a, origin_), a.value("value", 0.0f), out);
         return;
-      }
       case ModelOpKind::TopK: {
         // torch-spyre's spyre_topk: topkvalue or topkindex over the input. A
         // rank-1 input searches as one row ([n] as [1, n]), so its results

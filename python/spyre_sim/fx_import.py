@@ -209,6 +209,8 @@ class _GraphBuilder:
             return self.reduction(node, _REDUCTIONS[packet], args, kwargs)
         if packet in ("max", "min") and target.__name__.split(".")[-1] == "default":
             return self.emit(packet, [args[0]], out)  # of the whole tensor (with a dim torch returns indices too)
+        if packet in ("max", "min") and target.__name__.split(".")[-1] == "dim":
+            return self.extreme_along(node, packet, args, kwargs)
         if packet == "prod":
             attrs = {"dim": args[1]} if len(args) > 1 else {}
             if len(args) > 2 and args[2]:
@@ -311,6 +313,25 @@ class _GraphBuilder:
         torch = _torch()
         metas = [a.meta.get("tensor_meta") for a in node.args[:count] if isinstance(a, torch.fx.Node)]
         return len(metas) == count and all(m is not None and m.dtype == torch.bool for m in metas)
+
+    def extreme_along(self, node, packet, args, kwargs):
+        """torch.max / torch.min with a dim: (values, indices). The values are torch-spyre's
+        amax / amin; its argmax / argmin half runs on the CPU, here on the card as the
+        position topkindex ranks first (of -x for the minimum; ties: the first position,
+        as torch returns it)."""
+        x, dim = args[0], args[1]
+        keepdim = bool(args[2]) if len(args) > 2 else bool(kwargs.get("keepdim", False))
+        names = [f"{node.name}_0", f"{node.name}_1"]
+        self.emit("amax" if packet == "max" else "amin", [x], names[0], {"dim": dim, "keepdim": keepdim})
+        ranked = x if packet == "max" else self.emit("neg", [x], f"{node.name}_negated")
+        first = [f"{node.name}_top", f"{node.name}_at"]
+        self.emit("topk", [ranked], first[0], {"k": 1, "dim": dim}, outputs=first)
+        if keepdim:
+            return [names[0], first[1]]
+        dropped = list(self.shape(node.args[0]))
+        del dropped[dim % len(dropped)]
+        self.emit("reshape", [first[1]], names[1], {"shape": dropped or [1]})
+        return names
 
     def flip(self, node, args, shape):
         """torch-spyre's spyre_flip: each dim reversed by an index_select with descending

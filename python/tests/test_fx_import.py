@@ -456,3 +456,37 @@ def test_inputs_in_torch_spyres_default_layout_are_restickified_on_the_device(tm
         errors, result = compiled.compare(a, x, w)
         assert max(errors.values()) < 2 ** -7, errors
         assert sum(k["op"] == "ReStickifyOpHBM" for k in result["report"]["kernels"]) == copies, layouts
+
+
+def test_max_and_min_along_a_dim_give_values_and_positions(tmp_path):
+    class Extremes(torch.nn.Module):
+        def forward(self, x, y):
+            high, low = torch.max(x, dim=1), torch.min(y, dim=0, keepdim=True)
+            return high.values, high.indices, low[0], low[1]
+
+    torch.manual_seed(1)
+    x = torch.argsort(torch.rand(16, 100), dim=1).float()  # distinct along the dim: one position each
+    y = torch.argsort(torch.rand(40, 64), dim=0).float()
+    compiled = spyre_sim.compile(Extremes(), (x, y), str(tmp_path))
+    errors, result = compiled.compare(x, y)
+    assert max(errors.values()) == 0, errors
+    ops = [k["op"] for k in result["report"]["kernels"]]
+    assert ops.count("topkindex") == 2 and "max" in ops and "min" not in ops  # amin over rows: minnonstick
+
+
+def test_matmuls_over_a_contraction_inside_a_stick_match_the_cpu(tmp_path):
+    """torch-spyre's test_padding.py shapes: K = 67 (and 4) padded on y to whole sticks."""
+    class Products(torch.nn.Module):
+        def forward(self, x2, w2, x3, w3, x4, w4, sq, xt, yt):
+            return (x2 @ w2, torch.bmm(x3, w3), x3 @ w2, x4 @ w4, sq @ sq,
+                    torch.matmul(xt.transpose(-1, -2), yt))
+
+    torch.manual_seed(11)
+    r = torch.randn
+    inputs = (r(55, 67), r(67, 128), r(2, 55, 67), r(2, 67, 128), r(2, 3, 55, 67), r(2, 3, 67, 128), r(67, 67),
+              r(2, 4, 4, 256) * 0.1, r(2, 4, 4, 128) * 0.1)
+    compiled = spyre_sim.compile(Products(), inputs, str(tmp_path))
+    errors, result = compiled.compare(*inputs)
+    assert max(errors.values()) < 2 ** -7, errors
+    fills = [k for k in result["report"]["kernels"] if k["op"] == "identity"]
+    assert len(fills) >= 12  # a copy and a fill of y for each of the 6 products
