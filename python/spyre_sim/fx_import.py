@@ -460,8 +460,9 @@ class _GraphBuilder:
         return self.emit("clamp", [args[0]], node.name, attrs)
 
     def fill(self, node, packet, args, shape):
-        # empty: any values will do; zeros, as the card's freshly written buffers hold them here.
-        value = {"zeros": 0.0, "ones": 1.0, "empty": 0.0, "zero": 0.0}.get(packet.replace("new_", "").replace("_like", ""))
+        # empty's values are unspecified: a fill of zeros gives them.
+        kind = packet.replace("new_", "").replace("_like", "")
+        value = {"zeros": 0.0, "ones": 1.0, "empty": 0.0, "zero": 0.0}.get(kind)
         if packet == "fill":  # x.fill_(v)
             value = args[1]
         if value is None:  # full(size, v), full_like(x, v), new_full(x, size, v)
