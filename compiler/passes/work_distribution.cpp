@@ -262,6 +262,14 @@ std::vector<int64_t> topk_slices(const Graph& g, const Op& op, const IterationSp
   return default_rule_slices(space, units, slices, options.cores);
 }
 
+// Whether a work_div hint names a dim of this op (else the rule divides it,
+// as torch-spyre's _resolve_work_div_hint leaves an op no named dim of which it has).
+bool hint_names_a_dim(const WorkDivHint& hint, const std::vector<std::string>& names) {
+  return std::any_of(hint.begin(), hint.end(), [&](const auto& entry) {
+    return std::find(names.begin(), names.end(), entry.first) != names.end();
+  });
+}
+
 // A topk division the card can run: the searched dim whole, few enough results per core.
 void check_topk_slices(const Graph& g, const Op& op, const IterationSpace& space, const std::vector<int64_t>& slices,
                        const CompileOptions& options) {
@@ -299,7 +307,7 @@ void work_distribution(Graph& g, const CompileOptions& options) {
       override_used[wanted->first] = true;
       slices = overridden(g, op, space, units, slices, wanted->second, options.cores);
       if (device_op_info(op)->kind == OpKind::TopK) check_topk_slices(g, op, space, slices, options);
-    } else if (!op.work_div.empty()) {
+    } else if (hint_names_a_dim(op.work_div, iteration_dim_names(g, space))) {
       // torch-spyre's spyre_hint(work_div=...): the named dims split as asked, the rest whole.
       std::vector<bool> pinned(space.dims.size(), false);
       if (device_op_info(op)->kind == OpKind::TopK) pinned.back() = true;

@@ -244,5 +244,16 @@ TEST(TorchSpyreWorkDivisionHint, MatmulHintMapsByName) {
   EXPECT_EQ(splits, (std::map<std::string, int64_t>{{"in", 4}, {"mb", 2}}));
 }
 
+// test_resolve_work_div_hint_filters_to_op_dims, on a compiled op: a hint
+// naming none of its dims leaves it to the rule (8 cores over its 128 rows).
+TEST(TorchSpyreWorkDivisionHint, AHintNamingNoDimOfTheOpLeavesTheRule) {
+  const Json tensors = Json::parse(R"([
+    {"name": "x", "shape": [128, 64], "role": "input", "dims": ["M", "N"]},
+    {"name": "z", "shape": [128, 64], "role": "output"}])");
+  const auto splits = compiled_splits(
+      tensors, Json::parse(R"({"op": "neg", "inputs": ["x"], "outputs": ["z"], "work_div": {"H": 4}})"), 8);
+  EXPECT_EQ(splits, (std::map<std::string, int64_t>{{"mb", 8}}));
+}
+
 }  // namespace
 }  // namespace spyre::compiler
