@@ -15,6 +15,7 @@
 // consumers (through chains of views) want, and need no copy.
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <optional>
 
@@ -42,7 +43,11 @@ using LayoutChoices = std::map<int, size_t>;
 class LayoutPass {
  public:
   LayoutPass(Graph& g, bool default_inputs, LayoutChoices choices = {})
-      : g_(g), choices_(std::move(choices)), hint_(g.tensors.size()), default_inputs_(default_inputs) {}
+      : g_(g),
+        choices_(std::move(choices)),
+        hint_(g.tensors.size()),
+        fixed_(g.tensors.size(), false),
+        default_inputs_(default_inputs) {}
 
   // The pointwise ops that had more than one stick to choose, in order, and
   // how many (after run()).
@@ -118,7 +123,10 @@ class LayoutPass {
       const Op& op = *it;
       const int out = op.outputs[0];
       if (op.type == "concat") {
-        for (int part : op.inputs) hint_[static_cast<size_t>(part)] = concat_layout(op);
+        for (int part : op.inputs) {
+          hint_[static_cast<size_t>(part)] = concat_layout(op);
+          fixed_[static_cast<size_t>(part)] = true;  // a slice of the concat's bytes: no other layout will do
+        }
         continue;
       }
       if (is_view_op(op.type)) {
@@ -338,6 +346,8 @@ class LayoutPass {
     for (int s : candidates) {
       if (stick_fits(op, s, n) && std::find(fitting.begin(), fitting.end(), s) == fitting.end()) fitting.push_back(s);
     }
+    // A concat's part takes the concat's layout (the consumers' stick): no choice.
+    if (fixed_[static_cast<size_t>(op.outputs[0])] && !fitting.empty()) fitting.resize(1);
     if (fitting.size() > 1) decisions_.push_back({o, fitting.size()});
     const auto chosen = choices_.find(o);
     if (chosen != choices_.end() && chosen->second < fitting.size()) fitting = {fitting[chosen->second]};
@@ -376,7 +386,8 @@ class LayoutPass {
   LayoutChoices choices_;
   std::vector<std::pair<int, size_t>> decisions_;  // pointwise ops with a choice: (op, candidates)
   std::vector<std::optional<Layout>> hint_;
-  bool default_inputs_;  // graph inputs, weights and constants arrive in the default layout
+  std::vector<bool> fixed_;  // the hint is a must (a concat's part), not a wish
+  bool default_inputs_;      // graph inputs, weights and constants arrive in the default layout
   std::vector<LayoutCopy> copies_;
 };
 
@@ -394,17 +405,23 @@ struct LayoutTrial {
   std::vector<std::pair<int, size_t>> decisions;
 };
 
+// A choice no layout can follow (an operand that then cannot be read) costs
+// more than any that can.
 LayoutTrial try_layouts(const Graph& graph, const LayoutChoices& choices) {
   Graph trial = graph;
   LayoutPass pass(trial, true, choices);
-  const auto copies = pass.run();
-  return {choices, LayoutPass::copied_elements(trial, copies), pass.decisions()};
+  try {
+    const auto copies = pass.run();
+    return {choices, LayoutPass::copied_elements(trial, copies), pass.decisions()};
+  } catch (const SpyreError&) {
+    return {choices, INT64_MAX, pass.decisions()};
+  }
 }
 
 LayoutChoices search_choices(const Graph& graph) {
+  if (graph.ops.size() > kSearchOps) return {};
   const LayoutTrial greedy = try_layouts(graph, {});
-  if (greedy.decisions.empty() || graph.ops.size() > kSearchOps || greedy.decisions.size() > kSearchDecisions)
-    return {};
+  if (greedy.decisions.empty() || greedy.decisions.size() > kSearchDecisions) return {};
   std::vector<LayoutTrial> beam = {greedy};
   for (const auto& [op, count] : greedy.decisions) {
     std::vector<LayoutTrial> next;
