@@ -16,6 +16,7 @@
 #include "compiler/compiler.h"
 #include "compiler/ir/workloads.h"
 #include "compiler/passes/pass_pipeline.h"
+#include "small_workloads.h"
 
 namespace spyre::compiler {
 namespace {
@@ -296,12 +297,7 @@ TEST(RestickifyConformance, OptimizerPatterns) {
 // layout) compiles with its inputs in the default layout: the search never
 // moves a concat's part off it.
 TEST(RestickifyConformance, ADecoderWithCatsCompilesWithDefaultInputLayouts) {
-  WorkloadParams p;
-  p.seq = 64;
-  p.hidden = 256;
-  p.heads = 4;
-  p.kv_heads = 2;
-  p.intermediate = 512;
+  WorkloadParams p = test_workloads::small_decoder();
   p.layers = 2;
   p.vocab = 512;
   const Graph model = build_workload("granite", p);

@@ -220,28 +220,30 @@ std::map<std::string, int64_t> compiled_splits(const Json& tensors, const Json& 
   return split;
 }
 
-// test_pointwise_work_div_hint_applied: x + y over [M, N] = [128, 64], M split 4 on 8 cores.
-TEST(TorchSpyreWorkDivisionHint, PointwiseHintApplied) {
-  const Json tensors = Json::parse(R"([
-    {"name": "x", "shape": [128, 64], "role": "input", "dims": ["M", "N"]},
-    {"name": "y", "shape": [128, 64], "role": "input", "dims": ["M", "N"]},
-    {"name": "z", "shape": [128, 64], "role": "output"}])");
-  const auto splits = compiled_splits(tensors, Json::parse(R"({"op": "add", "inputs": ["x", "y"], "outputs": ["z"],
-                                                "work_div": {"M": 4}})"),
-                                      8);
-  EXPECT_EQ(splits, (std::map<std::string, int64_t>{{"mb", 4}}));
-}
-
-// test_matmul_work_div_hint_maps_by_name: x [M, K] @ y [K, N], K split 4 and M 2 on 8 cores.
-TEST(TorchSpyreWorkDivisionHint, MatmulHintMapsByName) {
-  const Json tensors = Json::parse(R"([
-    {"name": "x", "shape": [128, 256], "role": "input", "dims": ["M", "K"]},
-    {"name": "y", "shape": [256, 64], "role": "input", "dims": ["K", "N"]},
-    {"name": "z", "shape": [128, 64], "role": "output"}])");
-  const auto splits = compiled_splits(tensors, Json::parse(R"({"op": "matmul", "inputs": ["x", "y"], "outputs": ["z"],
-                                                "work_div": {"K": 4, "M": 2}})"),
-                                      8);
-  EXPECT_EQ(splits, (std::map<std::string, int64_t>{{"in", 4}, {"mb", 2}}));
+// test_pointwise_work_div_hint_applied (x + y over [M, N] = [128, 64], M split 4)
+// and test_matmul_work_div_hint_maps_by_name (x [M, K] @ y [K, N], K split 4 and
+// M 2), both on 8 cores.
+TEST(TorchSpyreWorkDivisionHint, PointwiseAndMatmulHintsMapByName) {
+  struct Case {
+    std::string test, tensors, op;
+    std::map<std::string, int64_t> splits;
+  };
+  const std::vector<Case> cases = {
+      {"test_pointwise_work_div_hint_applied",
+       R"([{"name": "x", "shape": [128, 64], "role": "input", "dims": ["M", "N"]},
+           {"name": "y", "shape": [128, 64], "role": "input", "dims": ["M", "N"]},
+           {"name": "z", "shape": [128, 64], "role": "output"}])",
+       R"({"op": "add", "inputs": ["x", "y"], "outputs": ["z"], "work_div": {"M": 4}})",
+       {{"mb", 4}}},
+      {"test_matmul_work_div_hint_maps_by_name",
+       R"([{"name": "x", "shape": [128, 256], "role": "input", "dims": ["M", "K"]},
+           {"name": "y", "shape": [256, 64], "role": "input", "dims": ["K", "N"]},
+           {"name": "z", "shape": [128, 64], "role": "output"}])",
+       R"({"op": "matmul", "inputs": ["x", "y"], "outputs": ["z"], "work_div": {"K": 4, "M": 2}})",
+       {{"in", 4}, {"mb", 2}}},
+  };
+  for (const auto& c : cases)
+    EXPECT_EQ(compiled_splits(Json::parse(c.tensors), Json::parse(c.op), 8), c.splits) << c.test;
 }
 
 // test_resolve_work_div_hint_filters_to_op_dims, on a compiled op: a hint

@@ -21,6 +21,7 @@
 #include "runtime/numerics.h"
 #include "sim/run_bundle.h"
 #include "test_support.h"
+#include "tests/compiler/small_workloads.h"
 
 namespace spyre {
 namespace {
@@ -77,11 +78,12 @@ CompileJob workload_job(const Case& c, int cores) {
   if (c.workload == "attention") job.params.kv_heads = 2;
   if (c.workload == "decoder") {
     // Granite's structure at a size a functional run does in a second.
-    job.params.seq = 64;
-    job.params.hidden = 256;
-    job.params.heads = 4;
-    job.params.kv_heads = 2;
-    job.params.intermediate = 512;
+    const compiler::WorkloadParams small = compiler::test_workloads::small_decoder();
+    job.params.seq = small.seq;
+    job.params.hidden = small.hidden;
+    job.params.heads = small.heads;
+    job.params.kv_heads = small.kv_heads;
+    job.params.intermediate = small.intermediate;
   }
   job.options.cores = cores;
   return job;
