@@ -70,8 +70,9 @@ struct ComputeOp {
   std::vector<int> inputs;   // lds indices
   std::vector<int> outputs;  // lds indices
   // indirectAccessIndexLabeledDs: index tensors, not among the inputs. The
-  // value input's dims that the index tensor also has are its gathered row:
-  // at an iteration point it reads row index[point] (the Sdsc's gather()).
+  // value tensor's dims that the index tensor also has are its gathered (or,
+  // when the value tensor is the output, scattered) row: at an iteration
+  // point it reads (writes) row index[point] (the Sdsc's gathers).
   std::vector<int> index_inputs;
   // TopK: the dim it searches (its input's, whole on every core) and the dim
   // of its k results (its output's, in place of the searched one).
@@ -79,13 +80,15 @@ struct ComputeOp {
   std::string path;
 };
 
-// A gather's addressing, resolved by the reader: the value tensor reads, in
-// place of its coordinate along `dim`, the row the index tensor holds at the
-// iteration point.
+// An indirect access's addressing, resolved by the reader: the value tensor
+// is read (a gather: embedding, x[idx]) or written (a scatter: out[idx] =
+// src, torch-spyre's index_put), in place of its coordinate along `dim`, at
+// the row the index tensor holds at the iteration point.
 struct Gather {
-  int index = -1;   // ldsIdx_ of the index tensor
-  int value = -1;   // ldsIdx_ of the value tensor
-  std::string dim;  // the gathered dim (an iteration dim of the index tensor)
+  int index = -1;        // ldsIdx_ of the index tensor
+  int value = -1;        // ldsIdx_ of the value tensor
+  std::string dim;       // the gathered (scattered) dim (an iteration dim of the index tensor)
+  bool scatter = false;  // the value tensor is the op's output, written through the index
 };
 
 struct SdscConstant {

@@ -677,8 +677,9 @@ class SdscParser {
   }
 
   // indirectAccessIndexLabeledDs: the op gathers rows of one value input
-  // through one index tensor of one dim (what torch-spyre's embedding and
-  // x[idx] emit); the gathered dim is the index tensor's.
+  // (what torch-spyre's embedding and x[idx] emit), or scatters its results
+  // into rows of its value output (out[idx] = src, its index_put), through
+  // one index tensor of one dim; that dim is the index tensor's.
   void read_gather(const JsonNode& list, ComputeOp& op) {
     if (list.size() == 0) return;
     if (list.size() != 1 || !sdsc_.gathers.empty())
@@ -706,11 +707,17 @@ class SdscParser {
     g.index = index;
     g.value = ia.related;
     g.dim = spans[0];
-    if (std::find(op.inputs.begin(), op.inputs.end(), g.value) == op.inputs.end())
-      list.error("unsupported: the value tensor " + sdsc_.tensors[g.value].name +
-                 " is not an input (an indirect scatter, writing rows through an index)");
+    const bool read = std::find(op.inputs.begin(), op.inputs.end(), g.value) != op.inputs.end();
+    g.scatter = std::find(op.outputs.begin(), op.outputs.end(), g.value) != op.outputs.end();
+    // A scatter (torch-spyre's index_put: out[idx] = src) writes the value
+    // tensor's rows through the index; a gather reads them.
+    if (read == g.scatter)
+      list.error("the value tensor " + sdsc_.tensors[g.value].name +
+                 (read ? " is both read and written through the index"
+                       : " is neither an input nor the output of " + op.info->name));
     if (sdsc_.primary_of(g.value).stick_dim == g.dim)
-      list.error("the value tensor " + sdsc_.tensors[g.value].name + " gathers along its stick dim '" + g.dim + "'");
+      list.error("the value tensor " + sdsc_.tensors[g.value].name + (g.scatter ? " scatters" : " gathers") +
+                 " along its stick dim '" + g.dim + "'");
     op.index_inputs.push_back(index);
     sdsc_.gathers.push_back(g);
   }

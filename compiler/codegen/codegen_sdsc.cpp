@@ -133,9 +133,9 @@ class SdscWriter {
       }
       info.label = pointwise_labels[k];
     };
-    if (gather()) {
-      // As torch-spyre labels an indirect access: the table and the result
-      // OUTPUT, the index KERNEL_IDX (indirect_access.py).
+    if (indirect()) {
+      // As torch-spyre labels an indirect access: the table (or the rows
+      // scattered) and the result OUTPUT, the index KERNEL_IDX (indirect_access.py).
       operands_[0].label = operands_[2].label = "OUTPUT";
       operands_[1].label = "KERNEL_IDX";
       return;
@@ -144,8 +144,12 @@ class SdscWriter {
     for (auto& info : operands_) label_of(info);
   }
 
-  // A gather (decompose: embedding, index_select): operands table, index, result.
-  bool gather() const { return op_.attrs.contains("gather"); }
+  // An indirect access: a gather (decompose: embedding, index_select;
+  // operands table, index, result) or a scatter (index_put; operands rows,
+  // index, the result they are written into). Operand 1 is the index.
+  bool indirect() const { return op_.attrs.contains("gather") || op_.attrs.contains("scatter"); }
+  // The operand read or written through the index: the table, or the result.
+  size_t value_operand() const { return op_.attrs.contains("gather") ? 0 : 2; }
 
   Json dims_with_sizes(const std::vector<int64_t>& sizes, const std::string& name) const {
     Json j = Json::object();
@@ -204,16 +208,16 @@ class SdscWriter {
     const DataFormat format = device_format(info.tensor->dtype);
     // torch-spyre relabels an index tensor SENUINT32 (its backend does not
     // yet take IEEE_INT32 in an SDSC): the same 32-bit words.
-    const std::string format_name = gather() && i == 1 ? "SENUINT32" : data_format_name(format);
+    const std::string format_name = indirect() && i == 1 ? "SENUINT32" : data_format_name(format);
     return {{"ldsIdx_", i},
             {"dsName_", "Tensor" + std::to_string(i)},
             {"dsType_", info.label},
             {"scale_", scale},
             {"wordLength", word_bytes(format)},
             {"dataFormat_", format_name},
-            {"memOrg_", info.tensor->in_lx   ? Json{{"lx", {{"isPresent", 1}}}}
-                        : gather() && i == 1 ? Json{{"hbm", {{"isPresent", 1}}}}  // an index: HBM only
-                                             : Json{{"hbm", {{"isPresent", 1}}}, {"lx", {{"isPresent", 1}}}}}};
+            {"memOrg_", info.tensor->in_lx     ? Json{{"lx", {{"isPresent", 1}}}}
+                        : indirect() && i == 1 ? Json{{"hbm", {{"isPresent", 1}}}}  // an index: HBM only
+                                               : Json{{"hbm", {{"isPresent", 1}}}, {"lx", {{"isPresent", 1}}}}}};
   }
 
   Json coord_info(size_t i, int d) const {
@@ -302,9 +306,9 @@ class SdscWriter {
     node["layoutDimOrder_"] = info.layout;
     node["maxDimSizes_"] = Json(std::vector<int>(info.layout.size(), -1));
     node["indirectAllocType_"] = "no_indirection";
-    if (gather() && i < 2) {  // the table and its index name each other
-      node["indirectAllocType_"] = i == 0 ? "value_tensor" : "index_tensor";
-      node["relatedIndirectAccessAlloc_"] = "allocate-Tensor" + std::to_string(1 - i) + "_hbm";
+    if (indirect() && (i == 1 || i == value_operand())) {  // the value tensor and its index name each other
+      node["indirectAllocType_"] = i == 1 ? "index_tensor" : "value_tensor";
+      node["relatedIndirectAccessAlloc_"] = "allocate-Tensor" + std::to_string(i == 1 ? value_operand() : 1) + "_hbm";
       if (i == 1) node["indexTensorType_"] = "index";
     }
     node["startAddressCoreCorelet_"] = {
@@ -349,7 +353,7 @@ class SdscWriter {
     const size_t out = operands_.size() - 1;
     const bool reduction = device_op_info(op_)->kind == OpKind::Reduction;
     for (size_t i = 0; i < out; ++i) {
-      if (!(gather() && i == 1)) inputs.push_back(tensor_ref(i));
+      if (!(indirect() && i == 1)) inputs.push_back(tensor_ref(i));
     }
     if (reduction) inputs.push_back(tensor_ref(out));
     outputs.push_back(tensor_ref(out));
@@ -359,7 +363,7 @@ class SdscWriter {
                {"location", "Inner"},
                {"inputLabeledDs", inputs},
                {"outputLabeledDs", outputs}};
-    if (gather()) op["indirectAccessIndexLabeledDs"] = Json::array({tensor_ref(1)});
+    if (indirect()) op["indirectAccessIndexLabeledDs"] = Json::array({tensor_ref(1)});
     return op;
   }
 

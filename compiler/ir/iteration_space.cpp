@@ -138,7 +138,13 @@ IterationSpace iteration_space(const Graph& g, const Op& op) {
     const int dim = op.attrs.at("dim").get<int>();
     s.dims[static_cast<size_t>(dim)].reduction = true;
   }
-  for (int t : op.inputs) s.operands.push_back(aligned_operand(t, shape_of(t).size(), space_shape.size(), false));
+  // A scatter's last input is the copy it writes into (decompose's
+  // index_put): it orders the two, the kernel does not read it.
+  const size_t read = op.attrs.contains("scatter") ? 2 : op.inputs.size();
+  for (size_t i = 0; i < read; ++i) {
+    const int t = op.inputs[i];
+    s.operands.push_back(aligned_operand(t, shape_of(t).size(), space_shape.size(), false));
+  }
   s.operands.push_back(aligned_operand(out, shape_of(out).size(), space_shape.size(), true));
   mark_stick_dims(g, op, s);
   return s;

@@ -104,6 +104,10 @@ const std::vector<ModelOp>& composite_table() {
       // followed by a row's.
       {"embedding", K::Gather, 2, 2, {"padding_idx", "scale_grad_by_freq", "sparse"}, ""},
       {"index_select", K::Gather, 2, 2, {"dim"}, ""},
+      // index_put(self, index, values): self with row index[i] replaced by
+      // values[i] (x[idx] = v), as torch-spyre's indirect scatter writes it;
+      // one index along dim 0, no accumulation.
+      {"index_put", K::Scatter, 3, 3, {"accumulate"}, ""},
       // torch.topk's (values, indices), one op each (the graph reader fans it
       // out): torch-spyre's topkvalue and topkindex over the same input.
       {"topk", K::TopK, 1, 1, {"k", "dim", "largest", "sorted", "piece"}, ""},
@@ -572,6 +576,18 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       Shape out = in[1];
       out.insert(out.end(), in[0].begin() + 1, in[0].end());
       return out;
+    }
+    case K::Scatter: {
+      if (attrs.value("accumulate", 0.0) != 0.0)
+        fail("", where, "unsupported: index_put with accumulate (torch-spyre's scatter replaces rows)");
+      if (in[1].size() != 1) fail("", where, "index_put takes a one-dim index along dim 0, got " + shape_str(in[1]));
+      Shape rows = in[0];
+      rows[0] = in[1][0];
+      if (in[2] != rows)
+        fail("", where,
+             "index_put's values are " + shape_str(in[2]) + ", not the " + shape_str(rows) +
+                 " its index names (one row of the input per index)");
+      return in[0];
     }
     case K::Pad: {
       const auto amounts = pad_amounts(in[0], attrs, where);

@@ -38,7 +38,8 @@ enum class ModelOpKind {
   Collective,  // all_reduce: the sum over the cards of a tensor-parallel graph (Graph::cards)
   Gather,      // embedding / index_select: rows of a table named by an integer index tensor
   TopK,        // topk: the k largest along a dim, one op per output (piece 0 values, 1 indices)
-  Pad          // constant_pad_nd / pad: a value around the input (a negative amount crops)
+  Pad,         // constant_pad_nd / pad: a value around the input (a negative amount crops)
+  Scatter      // index_put: the input with the rows an integer index names replaced by values
 };
 
 // Unary, Binary, Where and Reduction ops come from the op registry's rows with

@@ -92,6 +92,32 @@ class Decomposer {
     return t;
   }
 
+  // index_put as torch-spyre runs it: the input copied into the result, then
+  // an indirect scatter (a copy whose output is written at row index[i] for
+  // row i of the values, its index_put lowering) into the same bytes. The
+  // copy's result is the scatter's storage (Tensor::accumulates_into) and the
+  // scatter lists it as a last input, which orders the two and which its
+  // kernel does not read (iteration_space leaves it out). A rank-1 input
+  // scatters rows of one element ([M] as [M, 1]).
+  void scatter(int self, int index, int values, int out) {
+    if (tensor(index).dtype != DType::I32)
+      fail("", origin_,
+           "the index of index_put is an integer tensor (int32 or int64), not " +
+               std::string(dtype_name(tensor(index).dtype)));
+    const bool rank1 = shape(self).size() == 1;
+    const Shape table = rank1 ? Shape{shape(self)[0], 1} : shape(self);
+    const int result = rank1 ? temp("rows", table, tensor(out).dtype) : out;
+    const int source = rank1 ? reshape(values, {shape(values)[0], 1}, "values") : values;
+    const int filled = temp("filled", table, tensor(out).dtype);
+    out_.tensors[static_cast<size_t>(filled)].accumulates_into = result;
+    emit("identity", {rank1 ? reshape(self, table, "table") : self}, filled);
+    Shape index_shape(table.size(), 1);
+    index_shape[0] = shape(index)[0];
+    const int index_view = reshape(index, index_shape, "index");
+    emit("identity", {source, index_view, filled}, result, {{"scatter", true}, {"iteration_shape", shape(source)}});
+    if (rank1) reshape(result, shape(out), "", out);
+  }
+
   int reshape(int in, const Shape& to, const std::string& suffix, int into = -1) {
     if (shape(in) == to && into < 0) return in;
     const int t = into >= 0 ? into : temp(suffix, to, tensor(in).dtype);
@@ -152,6 +178,7 @@ class Decomposer {
       case ModelOpKind::Fill:
       case ModelOpKind::Collective:
       case ModelOpKind::Gather:
+      case ModelOpKind::Scatter:
         return false;
       default:
         return m.device_op != "identity";  // clone, contiguous: a copy of the words
@@ -460,7 +487,8 @@ class Decomposer {
     std::vector<DType> dtypes;
     for (int t : op.inputs) {
       dtypes.push_back(tensor(t).dtype);
-      if (tensor(t).dtype != dtype && !reads_first_input_only(*m) && m->kind != ModelOpKind::Gather) {
+      if (tensor(t).dtype != dtype && !reads_first_input_only(*m) && m->kind != ModelOpKind::Gather &&
+          !(m->kind == ModelOpKind::Scatter && t == op.inputs[1])) {
         fail("", origin_,
              "mixes " + std::string(dtype_name(dtype)) + " and " + dtype_name(tensor(t).dtype) +
                  " operands; give every operand one dtype");
@@ -691,6 +719,9 @@ class Decomposer {
         if (!direct) reshape(rows, shape(out), "", out);
         return;
       }
+      case ModelOpKind::Scatter:
+        scatter(in[0], in[1], in[2], out);
+        return;
       case ModelOpKind::Collective:
         // The tensor stays where its producer wrote it: the collective
         // replaces its bytes between bundles (memory_planning cuts there; the

@@ -122,12 +122,13 @@ Candidates lx_candidates(Graph& g, const CompileOptions& options, const TensorUs
     const int from = eligible_from_stage(producer, is_clone(g, static_cast<int>(t)));
     if (from == 0 || from > options.lx.stage) continue;
     std::string reason;
-    const bool gathered = std::any_of(uses.begin(), uses.end(), [&](const auto& use) {
+    const bool indirect = std::any_of(uses.begin(), uses.end(), [&](const auto& use) {
       const Op& op = g.ops[static_cast<size_t>(use.op)];
-      return !use.output && op.attrs.contains("gather");
+      return (!use.output && op.attrs.contains("gather")) || op.attrs.contains("scatter");
     });
-    if (gathered) {
-      reason = "a gather's table or index (torch-spyre keeps indirectly accessed tensors in HBM)";
+    if (indirect) {
+      reason =
+          "a gather's table or index, or a scatter's operand (torch-spyre keeps indirectly accessed tensors in HBM)";
     } else if (u.blocked[t] || g.storage_of(static_cast<int>(t)) != static_cast<int>(t)) {
       reason = "read through a view or a copy";
     } else if (u.mismatch[t]) {

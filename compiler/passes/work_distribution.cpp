@@ -303,6 +303,8 @@ void work_distribution(Graph& g, const CompileOptions& options) {
       // torch-spyre pins indirect access to one core (its backend's
       // indirect-addressing path runs single-core: work_division_constraints.py).
       op.work_division = "one core: torch-spyre runs indirect access (a gather) on one core";
+    } else if (op.attrs.contains("scatter")) {
+      op.work_division = "one core: torch-spyre runs indirect access (a scatter) on one core";
     } else if (wanted != options.split_overrides.end()) {
       override_used[wanted->first] = true;
       slices = overridden(g, op, space, units, slices, wanted->second, options.cores);

@@ -27,7 +27,7 @@ namespace {
 // the factors of a prod near 1.
 struct InputDomains {
   std::set<int> positive, near_one;
-  std::map<int, int64_t> row_index;  // a gather's index: rows 0 .. n-1 of its table
+  std::map<int, int64_t> row_index;  // a gather's or scatter's index: rows 0 .. n-1 of its table or input
 };
 InputDomains input_domains(const Graph& g) {
   InputDomains out;
@@ -35,7 +35,7 @@ InputDomains input_domains(const Graph& g) {
     // pow by a fraction or a negative exponent: sqrt, rsqrt or a reciprocal.
     if (op.type == "pow" && op.attrs.value("exponent", 1.0) < 1.0) out.positive.insert(op.inputs[0]);
     const ModelOp* m = find_model_op(op.type);  // its registry row, aliases (truediv, add_) included
-    if (m && m->kind == ModelOpKind::Gather)
+    if (m && (m->kind == ModelOpKind::Gather || m->kind == ModelOpKind::Scatter))
       out.row_index[op.inputs[1]] = g.tensors[static_cast<size_t>(op.inputs[0])].shape[0];
     const OpInfo* d = m ? m->device : nullptr;
     if (!d) continue;

@@ -420,6 +420,24 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         }
         break;
       }
+      case ModelOpKind::Scatter: {
+        // The input with row index[i] replaced by row i of the values, in the
+        // index's order (a row named twice keeps the last).
+        const Array& self = *in[0];
+        const Array& values = *in[2];
+        const int64_t row = self.shape[0] > 0 ? self.size() / self.shape[0] : 0;
+        out.data = self.data;
+        for (size_t i = 0; i < in[1]->data.size(); ++i) {
+          const float named = in[1]->data[i];
+          const auto r = static_cast<int64_t>(named);
+          if (r < 0 || r >= self.shape[0])
+            fail("", where,
+                 "index " + format_number(named) + " names no row of an input of " + std::to_string(self.shape[0]) +
+                     " rows");
+          std::copy_n(&values.data[i * static_cast<size_t>(row)], row, &out.data[static_cast<size_t>(r * row)]);
+        }
+        break;
+      }
       case ModelOpKind::TopK: {
         // The k largest of each line along the dim (values or their positions).
         const Array& x = *in[0];

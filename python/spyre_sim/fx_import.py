@@ -37,7 +37,7 @@ _BINARY = {
 }
 # In-place forms (x.add_(y), ...) of these run out of place; later readers of x read the result.
 _IN_PLACE = set(_UNARY) | set(_BINARY) | {"clamp", "clamp_min", "clamp_max", "masked_fill", "pow", "floor_divide",
-                                          "zero", "fill"}
+                                          "zero", "fill", "index_put"}
 _REDUCTIONS = {"sum": "sum", "mean": "mean", "amax": "amax", "amin": "amin"}
 _VIEWS = {"view", "_unsafe_view", "reshape", "_reshape_alias"}
 _ALIASES = {"alias", "detach", "lift_fresh_copy", "lift_fresh", "contiguous"}
@@ -278,6 +278,13 @@ class _GraphBuilder:
             if len(indices) != 1 or not isinstance(indices[0], str):
                 return self.refuse(node, "indexing other than by one index tensor on dim 0")
             return self.emit("embedding", [args[0], indices[0]], out)
+        if packet == "index_put":  # x[idx] = v: torch-spyre's indirect scatter, one index tensor on dim 0
+            indices = args[1]
+            if len(indices) != 1 or not isinstance(indices[0], str):
+                return self.refuse(node, "writing other than through one index tensor on dim 0")
+            if (args[3] if len(args) > 3 else kwargs.get("accumulate", False)):
+                return self.refuse(node, "with accumulate: torch-spyre's scatter replaces rows")
+            return self.emit("index_put", [args[0], indices[0], args[2]], out)
         if packet in ("cat", "stack"):
             return self.emit(packet, list(args[0]), out, {"dim": args[1] if len(args) > 1 else kwargs.get("dim", 0)})
         if packet == "where":  # a Python number for either branch: a one-element constant, broadcast

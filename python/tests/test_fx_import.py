@@ -406,6 +406,45 @@ def test_topk_beyond_what_torch_spyre_compiles_is_refused_in_one_line(tmp_path):
         spyre_sim.compile(Unsplittable(), (torch.randn(8, 64),), str(tmp_path / "b"))
 
 
+class RowUpdate(torch.nn.Module):
+    """x[idx] = v as a KV-cache update writes it (aten.index_put_), then a read of the result."""
+
+    def forward(self, cache, slot, rows, line, at, value):
+        cache[slot] = rows
+        line[at] = value
+        return cache * 2.0, line + 1.0
+
+
+def test_index_put_runs_as_torch_spyres_indirect_scatter(tmp_path):
+    torch.manual_seed(3)
+    cache, rows = torch.randn(48, 128), torch.randn(6, 128)
+    line, value = torch.randn(40), torch.randn(3)
+    slot, at = torch.tensor([45, 2, 17, 30, 9, 0]), torch.tensor([39, 4, 11])  # distinct rows, any order
+    inputs = (cache, slot, rows, line, at, value)
+    want = RowUpdate()(*(t.clone() for t in inputs))
+    compiled = spyre_sim.compile(RowUpdate(), tuple(t.clone() for t in inputs), str(tmp_path))
+    errors, result = compiled.compare(*(t.clone() for t in inputs))
+    assert max(errors.values()) <= DLFLOAT16_TOLERANCE, errors
+    outputs = [np.asarray(result["outputs"][name]) for name in sorted(result["outputs"])]
+    # The written rows are the new ones: not the old cache passed through.
+    assert any(np.allclose(o, want[0].numpy(), atol=0.05) for o in outputs)
+    assert not any(np.allclose(o, cache.numpy() * 2.0, atol=0.05) for o in outputs if o.shape == cache.shape)
+    kernels = [(k["op"], k["cores"]) for k in result["report"]["kernels"] if k["op"] == "identity"]
+    assert (("identity", 1) in kernels), kernels  # the scatter: one core, as torch-spyre pins indirect access
+    graph = json.loads((tmp_path / "graph.json").read_text())
+    assert sum(op["op"] == "index_put" for op in graph["ops"]) == 2
+
+
+def test_index_put_beyond_one_row_index_is_refused_in_one_line(tmp_path):
+    class Accumulate(torch.nn.Module):
+        def forward(self, x, idx, v):
+            return torch.index_put(x, (idx,), v, accumulate=True)
+
+    with pytest.raises(spyre_sim.SpyreError, match="with accumulate"):
+        spyre_sim.compile(Accumulate(), (torch.randn(8, 64), torch.tensor([1, 2]), torch.randn(2, 64)),
+                          str(tmp_path))
+
+
 class Rearrangements(torch.nn.Module):
     """torch-spyre's list: flip (index_select gathers), constant_pad_nd (fills and the input
     copied into one output), unfold, bitwise_not of a bool, empty_like, fill_."""

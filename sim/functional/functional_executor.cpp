@@ -175,31 +175,36 @@ void run_elementwise(DeviceMemory& memory, const Kernel& k, const ComputeOp& op)
   }
 }
 
-// An elementwise op (a copy, or a unary op fused with the gather) whose value
-// input reads, in place of its coordinate along the gathered dim, the row the
-// index tensor holds at the iteration point (torch-spyre's embedding, x[idx]).
+// An elementwise op (a copy, or a unary op fused with the indirect access)
+// whose value tensor is read (a gather: torch-spyre's embedding, x[idx]) or
+// written (a scatter: out[idx] = src, its index_put), in place of its
+// coordinate along the indexed dim, at the row the index tensor holds at the
+// iteration point.
 void run_gather(DeviceMemory& memory, const Kernel& k, const ComputeOp& op, const Gather& g) {
   const Sdsc& s = *k.sdsc;
   const ElementOpParams params = element_op_params(s, op);
   const TensorBinding& vb = k.tensors[static_cast<size_t>(g.value)];
   const LayoutDim* row_dim = vb.layout.find(g.dim);
-  const size_t gathered = static_cast<size_t>(std::find(s.dims.begin(), s.dims.end(), g.dim) - s.dims.begin());
+  const size_t indexed = static_cast<size_t>(std::find(s.dims.begin(), s.dims.end(), g.dim) - s.dims.begin());
   const int64_t row_bytes = row_dim->stride;
   const int64_t rows = row_bytes > 0 ? vb.gather_span_bytes / row_bytes : 0;
   const int n_in = static_cast<int>(op.inputs.size());
   std::vector<bool> all(s.dims.size(), true);
+  // The value tensor as a whole (the rows any index may name), at row 0.
+  auto whole_value = [&](Operand& value) {
+    value.base = memory.hbm(vb.hbm_base, vb.gather_span_bytes);
+    std::fill(value.along[indexed].begin(), value.along[indexed].end(), 0);
+  };
   for (int core : s.core_ids) {
     const IterBox box = iteration_box(s, core);
     std::vector<Operand> in;
     for (int lds : op.inputs) {
       in.push_back(make_operand(memory, k, lds, core, box));
-      if (lds != g.value) continue;
-      Operand& value = in.back();
-      value.base = memory.hbm(vb.hbm_base, vb.gather_span_bytes);
-      std::fill(value.along[gathered].begin(), value.along[gathered].end(), 0);
+      if (lds == g.value) whole_value(in.back());
     }
     const Operand index = make_operand(memory, k, g.index, core, box);
-    const Operand out = make_operand(memory, k, op.outputs[0], core, box);
+    Operand out = make_operand(memory, k, op.outputs[0], core, box);
+    if (g.scatter) whole_value(out);
     std::vector<float> values(static_cast<size_t>(n_in));
     std::vector<const float*> value_ptrs;
     for (auto& v : values) value_ptrs.push_back(&v);
@@ -210,7 +215,7 @@ void run_gather(DeviceMemory& memory, const Kernel& k, const ComputeOp& op, cons
       if (row < 0 || row >= rows || static_cast<float>(row) != named) {
         fail(s.file, s.allocations[static_cast<size_t>(g.index)].path,
              "index " + format_number(named) + " at " + g.dim + " = " +
-                 std::to_string(box.origin[gathered] + point[gathered]) + " names no row of " +
+                 std::to_string(box.origin[indexed] + point[indexed]) + " names no row of " +
                  s.tensors[static_cast<size_t>(g.value)].name + " (rows 0.." + std::to_string(rows - 1) + ")");
       }
       for (int j = 0; j < n_in; ++j) {
@@ -219,7 +224,7 @@ void run_gather(DeviceMemory& memory, const Kernel& k, const ComputeOp& op, cons
         values[static_cast<size_t>(j)] = in[j].load(offset);
       }
       apply_element_op(params, value_ptrs.data(), n_in, &result, 1);
-      out.store(offset_at(out, point, all), result);
+      out.store(offset_at(out, point, all) + (g.scatter ? row * row_bytes : 0), result);
     });
   }
 }

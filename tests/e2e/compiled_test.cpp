@@ -442,6 +442,15 @@ TEST(CompiledProgram, IntegerTensorsComputeInFp32AndStayExact) {
   }
 }
 
+// A graph given as text compiled (LX planning on or off) and run against its references.
+test::CompiledRun compile_graph_text(const std::string& graph, bool lx, const test::TempDir& dir) {
+  CompileJob job;
+  job.graph_path = dir.file("graph.json");
+  test::write_text(job.graph_path, graph);
+  job.options.lx.enabled = lx;
+  return test::compile_and_run(job, dir);
+}
+
 // An embedding lookup as torch-spyre runs it (indirect access): the table
 // laid out rows outermost, the int64 ids as an int32 index, one core; each
 // kernel reads the rows it gathers (not the table) and its index, and the
@@ -455,11 +464,7 @@ TEST(CompiledProgram, EmbeddingGathersTheRowsOfItsIds) {
             {"op": "mul", "inputs": ["e"], "outputs": ["y"], "attrs": {"scalar": 2}}]})";
   for (const bool lx : {false, true}) {
     test::TempDir dir;
-    CompileJob job;
-    job.graph_path = dir.file("emb.json");
-    test::write_text(job.graph_path, graph);
-    job.options.lx.enabled = lx;
-    const test::CompiledRun c = test::compile_and_run(job, dir);
+    const test::CompiledRun c = compile_graph_text(graph, lx, dir);
     ASSERT_EQ(c.run.report.comparisons.size(), 1u);
     EXPECT_TRUE(c.run.report.comparisons[0].passed) << c.run.report.comparisons[0].mismatches;
     EXPECT_EQ(c.run.report.comparisons[0].abs_error, 0.0);  // rows copied, then doubled: exact
@@ -494,6 +499,85 @@ TEST(CompiledProgram, GatherRefusalsNameTheOp) {
             "elements) end inside a stick: flatten the index first");
   EXPECT_EQ(error("[272, 64]", "float16"),
             "g.json: $.ops[0] embedding 'y': the index of a gather is an integer tensor (int32 or int64), not float16");
+}
+
+// index_put (x[idx] = v, a KV-cache update) as torch-spyre runs it: the
+// input copied into the result, then one indirect scatter writing the new
+// rows at the rows the index names (the result its value tensor, the index
+// its KERNEL_IDX, one core), its 8 rows and index read, 8 rows written; the
+// values exact, LX planning off and on, rank 2 and rank 1.
+TEST(CompiledProgram, IndexPutScattersTheRowsItsIndexNames) {
+  const std::string graph = R"({"name": "kv", "tensors": [
+      {"name": "cache", "shape": [64, 128], "dtype": "float16", "role": "input"},
+      {"name": "slot", "shape": [8], "dtype": "int64", "role": "input"},
+      {"name": "rows", "shape": [8, 128], "dtype": "float16", "role": "input"},
+      {"name": "line", "shape": [96], "dtype": "float16", "role": "input"},
+      {"name": "at", "shape": [3], "dtype": "int32", "role": "input"},
+      {"name": "v", "shape": [3], "dtype": "float16", "role": "input"},
+      {"name": "y", "role": "output"}, {"name": "z", "role": "output"}],
+    "ops": [{"op": "index_put", "inputs": ["cache", "slot", "rows"], "outputs": ["updated"]},
+            {"op": "mul", "inputs": ["updated"], "outputs": ["y"], "attrs": {"scalar": 2}},
+            {"op": "index_put", "inputs": ["line", "at", "v"], "outputs": ["z"]}]})";
+  for (const bool lx : {false, true}) {
+    test::TempDir dir;
+    const test::CompiledRun c = compile_graph_text(graph, lx, dir);
+    ASSERT_EQ(c.run.report.comparisons.size(), 2u);
+    for (const auto& cmp : c.run.report.comparisons) {
+      EXPECT_TRUE(cmp.passed) << cmp.name << " " << cmp.mismatches;
+      EXPECT_EQ(cmp.abs_error, 0.0) << cmp.name;  // rows copied (and doubled): exact
+    }
+    int scatters = 0;
+    for (const auto& k : c.run.report.kernels) {
+      if (k.op != "identity" || k.cores != 1) continue;
+      ++scatters;
+      if (k.hbm_write_bytes == 8 * 128 * 2) EXPECT_EQ(k.hbm_read_bytes, 8 * 128 * 2 + 128) << "8 rows and the index";
+    }
+    EXPECT_EQ(scatters, 2) << lx;
+    test::expect_invariants_hold(c.run.report, "index_put, lx " + std::to_string(lx));
+    // The scatter as torch-spyre writes one: the result is the value tensor its index names.
+    bool found = false;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("program"))) {
+      if (entry.path().extension() != ".json" || !entry.path().filename().string().starts_with("sdsc_")) continue;
+      const Json sdsc = read_json_file(entry.path().string());
+      const Json& top = sdsc.begin().value();
+      if (!top.is_object() || !top.contains("dscs_") || !top["dscs_"][0].contains("identity")) continue;
+      const Json& body = top["dscs_"][0]["identity"];
+      if (!body["computeOp_"][0].contains("indirectAccessIndexLabeledDs")) continue;
+      found = true;
+      EXPECT_EQ(body["computeOp_"][0]["outputLabeledDs"], Json::array({"Tensor2-idx2"}));
+      EXPECT_EQ(body["computeOp_"][0]["indirectAccessIndexLabeledDs"], Json::array({"Tensor1-idx1"}));
+      EXPECT_EQ(body["scheduleTree_"][2]["indirectAllocType_"], "value_tensor");
+      EXPECT_EQ(body["scheduleTree_"][1]["relatedIndirectAccessAlloc_"], "allocate-Tensor2_hbm");
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
+// index_put beyond torch-spyre's scatter (accumulation, values that are not
+// the rows the index names, a float index) gets one line naming the op.
+TEST(CompiledProgram, IndexPutRefusalsNameTheOp) {
+  auto error = [](const std::string& values, const std::string& index, const std::string& attrs) {
+    const Json graph = Json::parse(R"({"name": "g", "tensors": [
+        {"name": "x", "shape": [16, 64], "dtype": "float16", "role": "input"},
+        {"name": "i", "shape": [2], "dtype": ")" +
+                                   index + R"(", "role": "input"},
+        {"name": "v", "shape": )" + values +
+                                   R"(, "dtype": "float16", "role": "input"},
+        {"name": "y", "role": "output"}],
+      "ops": [{"op": "index_put", "inputs": ["x", "i", "v"], "outputs": ["y"], "attrs": )" +
+                                   attrs + "}]}");
+    return test::error_of(
+        [&] { compiler::compile(compiler::parse_graph(graph, "g.json"), compiler::CompileOptions{}); });
+  };
+  EXPECT_EQ(error("[2, 64]", "int32", R"({"accumulate": 1})"),
+            "g.json: $.ops[0] index_put 'y': unsupported: index_put with accumulate (torch-spyre's scatter replaces "
+            "rows)");
+  EXPECT_EQ(error("[3, 64]", "int32", "{}"),
+            "g.json: $.ops[0] index_put 'y': index_put's values are (3, 64), not the (2, 64) its index names (one row "
+            "of the input per index)");
+  EXPECT_EQ(error("[2, 64]", "float16", "{}"),
+            "g.json: $.ops[0] index_put 'y': the index of index_put is an integer tensor (int32 or int64), not "
+            "float16");
 }
 
 TEST(CompiledProgram, GraniteDecoderLayerRunsInTimingMode) {

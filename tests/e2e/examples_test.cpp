@@ -15,7 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::vector<std::string> all_bundles() {
-  std::vector<std::string> out = {bundle_path("seed-abs"), bundle_path("hand-written/gather_rows")};
+  std::vector<std::string> out = {bundle_path("seed-abs"), bundle_path("hand-written/gather_rows"),
+                                  bundle_path("hand-written/scatter_rows")};
   for (const auto& root : {bundle_path("torch-spyre/spyre-cli"), bundle_path("torch-spyre/swiglu")}) {
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
       if (entry.is_directory() && fs::exists(entry.path() / "sdsc_0.json")) out.push_back(entry.path().string());
@@ -27,7 +28,7 @@ std::vector<std::string> all_bundles() {
 
 TEST(Examples, EveryBundleRunsInTimingMode) {
   const auto bundles = all_bundles();
-  EXPECT_EQ(bundles.size(), 25u);  // 17 CLI examples, 6 swiglu kernels, seed abs, the hand-written gather
+  EXPECT_EQ(bundles.size(), 26u);  // 17 CLI examples, 6 swiglu kernels, seed abs, the hand-written gather and scatter
   for (const auto& b : bundles) {
     sim::RunOptions o;
     o.bundle = b;
@@ -273,23 +274,24 @@ TEST(Examples, RandomInputsMatchAnIndependentReference) {
   }
 }
 
-// The hand-written torch-spyre indirect-access kernel (gather_rows: row
-// idx[i] of a 64 x 128 fp16 table for each i, one core): as torch-spyre's
-// Tensor.flip decomposes (index_select with a descending arange) the rows
-// come out reversed; timing reads the 64 rows once, each its own run, and the
-// index; an index past the table is one line naming it.
-TEST(Examples, HandWrittenGatherReadsTheRowsItsIndexNames) {
-  const std::string bundle = bundle_path("hand-written/gather_rows");
+// A hand-written torch-spyre indirect-access kernel moving 64 rows of 128
+// fp16 through a descending index on one core (arg0 the index, arg1 the
+// rows, arg2 the result): the rows come out reversed; timing reads the 64
+// rows and the index once and writes 64 rows, each its own run; an index
+// naming no row of the value tensor is one line naming it.
+void expect_rows_reversed_through_the_index(const std::string& name, int bad_at, float bad_index,
+                                            const std::string& error) {
+  const std::string bundle = bundle_path("hand-written/" + name);
   sim::RunOptions timing;
   timing.bundle = bundle;
   const auto t = sim::run_bundle(timing);
   EXPECT_EQ(t.report.hbm_read_bytes, 64 * 128 * 2 + 64 * 4);
   EXPECT_EQ(t.report.hbm_write_bytes, 64 * 128 * 2);
-  expect_invariants_hold(t.report, "gather_rows");
+  expect_invariants_hold(t.report, name);
   Arrays inputs;
   for (int i = 0; i < 64; ++i) inputs["arg0"].push_back(static_cast<float>(63 - i));
   for (int r = 0; r < 64; ++r) {
-    for (int c = 0; c < 128; ++c) inputs["arg1"].push_back(static_cast<float>(r) + static_cast<float>(c) / 64.0f);
+    for (int c = 0; c < 128; ++c) inputs["arg1"].push_back(static_cast<float>(r) - static_cast<float>(c) / 32.0f);
   }
   const auto r = run_functional(bundle, inputs);
   const std::vector<float>& y = r.outputs.at("arg2");
@@ -298,12 +300,24 @@ TEST(Examples, HandWrittenGatherReadsTheRowsItsIndexNames) {
     for (int c = 0; c < 128; ++c)
       ASSERT_EQ(y[static_cast<size_t>(row * 128 + c)],
                 round_dl16(inputs["arg1"][static_cast<size_t>((63 - row) * 128 + c)]))
-          << row << "," << c;
+          << name << " " << row << "," << c;
   }
-  inputs["arg0"][5] = 64;
-  EXPECT_NE(
-      error_of([&] { run_functional(bundle, inputs); }).find("index 64 at mb = 5 names no row of Tensor1 (rows 0..63)"),
-      std::string::npos);
+  inputs["arg0"][static_cast<size_t>(bad_at)] = bad_index;
+  EXPECT_NE(error_of([&] { run_functional(bundle, inputs); }).find(error), std::string::npos) << name;
+}
+
+// gather_rows: row idx[i] of the table for each i, as torch-spyre's
+// Tensor.flip decomposes (index_select with a descending arange).
+TEST(Examples, HandWrittenGatherReadsTheRowsItsIndexNames) {
+  expect_rows_reversed_through_the_index("gather_rows", 5, 64,
+                                         "index 64 at mb = 5 names no row of Tensor1 (rows 0..63)");
+}
+
+// scatter_rows: out[idx[i]] = src[i], torch-spyre's index_put, whose value
+// tensor, named by the index, is the output.
+TEST(Examples, HandWrittenScatterWritesTheRowsItsIndexNames) {
+  expect_rows_reversed_through_the_index("scatter_rows", 9, -1,
+                                         "index -1 at mb = 9 names no row of Tensor2 (rows 0..63)");
 }
 
 TEST(Examples, SeedAbsOnRandomValues) {
