@@ -60,6 +60,9 @@ struct Allocation {
   // split_with_sizes): the view's extents plus the gaps give the buffer's
   // strides. For the stick dim the gap is in elements, a whole number of sticks.
   DimMap back_gap;
+  // maxDimSizes_ entries other than -1, by dim: torch-spyre's mark (1) on the
+  // dim an index tensor names on its value tensor.
+  DimMap max_dim_sizes;
   std::string path;
 };
 

@@ -460,8 +460,14 @@ class SdscParser {
         }
       }
       if (auto max_sizes = node.find("maxDimSizes_")) {
-        for (int64_t v : max_sizes->as_int_list()) {
-          if (v != -1) max_sizes->error("unsupported: a page size " + std::to_string(v) + " (paged tensors)");
+        // In layoutDimOrder_'s order; -1 but on an indirect access's indexed
+        // dim (checked once the ops name it, check_max_dim_sizes).
+        const auto sizes = max_sizes->as_int_list();
+        if (sizes.size() != a.layout_dims.size())
+          max_sizes->error(std::to_string(sizes.size()) + " entries, but layoutDimOrder_ has " +
+                           std::to_string(a.layout_dims.size()));
+        for (size_t i = 0; i < sizes.size(); ++i) {
+          if (sizes[i] != -1) a.max_dim_sizes[a.layout_dims[i]] = sizes[i];
         }
       }
       if (auto coords = node.find("coordinates_")) {
@@ -643,6 +649,26 @@ class SdscParser {
              sdsc_.tensors[a.lds_index].name +
                  " is an indirectly accessed tensor, but no computeOp_ names its index tensor in "
                  "indirectAccessIndexLabeledDs");
+    }
+    check_max_dim_sizes();
+  }
+
+  // maxDimSizes_: torch-spyre marks the dim an index tensor names on its
+  // value tensor with 1 (compute_indirect_max_dim_sizes: that dim's extent is
+  // one row per index, reached through the index); every other entry is -1.
+  // A maximum anywhere else would be a paged tensor, which is not modeled.
+  void check_max_dim_sizes() const {
+    for (const auto& a : sdsc_.allocations) {
+      for (const auto& [dim, size] : a.max_dim_sizes) {
+        const bool indexed = std::any_of(sdsc_.gathers.begin(), sdsc_.gathers.end(),
+                                         [&](const Gather& g) { return g.value == a.lds_index && g.dim == dim; });
+        if (indexed && size == 1) continue;
+        fail(file_, a.path + ".maxDimSizes_",
+             indexed ? "the indexed dim '" + dim + "' has maximum " + std::to_string(size) +
+                           " (torch-spyre marks it 1: one row per index)"
+                     : "unsupported: a maximum size " + std::to_string(size) + " for dim '" + dim +
+                           "' (paged tensors; only a value tensor's indexed dim is marked, with 1)");
+      }
     }
   }
 

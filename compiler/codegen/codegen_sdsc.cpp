@@ -304,7 +304,13 @@ class SdscWriter {
     node["ldsIdx_"] = i;
     node["component_"] = lx ? "lx" : "hbm";
     node["layoutDimOrder_"] = info.layout;
-    node["maxDimSizes_"] = Json(std::vector<int>(info.layout.size(), -1));
+    // torch-spyre's compute_indirect_max_dim_sizes: 1 on the value tensor's
+    // indexed dim (its rows, dim 0), -1 elsewhere.
+    std::vector<int> max_sizes(info.layout.size(), -1);
+    for (size_t k = 0; k < info.layout_dims.size(); ++k) {
+      if (indirect() && i == value_operand() && info.layout_dims[k] == 0) max_sizes[k] = 1;
+    }
+    node["maxDimSizes_"] = max_sizes;
     node["indirectAllocType_"] = "no_indirection";
     if (indirect() && (i == 1 || i == value_operand())) {  // the value tensor and its index name each other
       node["indirectAllocType_"] = i == 1 ? "index_tensor" : "value_tensor";

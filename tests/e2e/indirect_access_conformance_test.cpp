@@ -1,15 +1,19 @@
 // Conformance with torch-spyre's own indirect-access tests
-// (tests/inductor/test_indirect_access_gather.py and indirect_access_common.py
-// at bdc905f, read and rewritten here): each TEST names the gather scenario it
-// comes from, compiles the same op on the same shapes, checks every SDSC that
+// (tests/inductor/test_indirect_access_gather.py, test_indirect_access_scatter.py
+// and indirect_access_common.py at bdc905f, read and rewritten here): each TEST
+// names the gather or scatter scenario it comes from, compiles the same op on the same shapes, checks every SDSC that
 // carries indirect access against the contract torch-spyre's
 // assert_indirect_sdsc_fields and test_sdsc_fields assert (and the indexed dim
 // outermost, assert_indirect_source_indexed_dim_outermost), and runs it against
 // the host reference. torch-spyre itself cannot check the values yet (its
-// gather e2e runs are expected to fail on the card); here they must match.
-// Differences that are spyre-sim's choices: a gather fused with a pointwise op
-// (x[i].exp()) is two kernels here, one in torch-spyre; an index whose rows end
-// inside a stick is gathered row by row (docs/compiler.md).
+// gather and scatter e2e runs are expected to fail on the card); here they
+// must match. Differences that are spyre-sim's choices: a gather or scatter
+// fused with a pointwise op (x[i].exp(), out[i] = src.exp()) is two kernels
+// here, one in torch-spyre; an index whose rows end inside a stick is gathered
+// row by row (docs/compiler.md); index_put copies its input into the result
+// first (torch-spyre mutates the input in place); a scatter along another dim
+// than 0 (y[:, i] = src, test_index_put_batched_dim1) and torch.scatter with a
+// full index tensor (test_scatter) are refused.
 
 #include <gtest/gtest.h>
 
@@ -36,9 +40,10 @@ int alloc_index(const std::string& name) {  // "allocate-Tensor1_hbm" -> 1
   return m.empty() ? -1 : std::stoi(m[1]);
 }
 
-// assert_indirect_sdsc_fields(kind="gather") and test_sdsc_fields on one SDSC
-// body; returns whether it carries indirect access.
-bool expect_gather_contract(const Json& body, const std::string& where) {
+// assert_indirect_sdsc_fields(kind) and test_sdsc_fields on one SDSC body
+// (kind "gather": the value tensor an input, "scatter": the output); returns
+// whether it carries indirect access.
+bool expect_indirect_contract(const Json& body, const std::string& where, const std::string& kind) {
   for (const char* field : {"N_", "scheduleTree_", "labeledDs_", "computeOp_"})
     EXPECT_TRUE(body.contains(field)) << where << ": missing " << field;
   const Json& tree = body["scheduleTree_"];
@@ -86,7 +91,8 @@ bool expect_gather_contract(const Json& body, const std::string& where) {
     EXPECT_TRUE(index_nodes.count(i)) << where << ": value " << v << " links to no index tensor";
     if (!index_nodes.count(i)) continue;
     EXPECT_EQ(alloc_index(nodes[i]["relatedIndirectAccessAlloc_"]), v) << where << ": links not both ways";
-    EXPECT_NE(v, out) << where << ": a gather's value tensor is an input";
+    if (kind == "gather") EXPECT_NE(v, out) << where << ": a gather's value tensor is an input";
+    if (kind == "scatter") EXPECT_EQ(v, out) << where << ": a scatter's value tensor is the output";
     EXPECT_EQ(lds[v]["wordLength"], 2) << where << ": value fp16 -> wordLength 2";
     // The indexed dim outermost (the index's dim, last in the innermost-first
     // layoutDimOrder_): each gathered row one block of sticks.
@@ -95,6 +101,10 @@ bool expect_gather_contract(const Json& body, const std::string& where) {
       if (lds[i]["scale_"][d] == 1) indexed = nodes[i]["layoutDimOrder_"][d];
     }
     EXPECT_EQ(nodes[v]["layoutDimOrder_"].back(), indexed) << where << ": the indexed dim is not outermost";
+    // compute_indirect_max_dim_sizes: 1 on the indexed dim, -1 on the others.
+    const Json& order = nodes[v]["layoutDimOrder_"];
+    for (size_t d = 0; d < order.size(); ++d)
+      EXPECT_EQ(nodes[v]["maxDimSizes_"][d], order[d] == indexed ? 1 : -1) << where << " " << order[d];
   }
   return true;
 }
@@ -103,43 +113,68 @@ bool expect_gather_contract(const Json& body, const std::string& where) {
 // each indirect SDSC and the values; returns the number of gather kernels.
 using Dims = std::vector<int64_t>;
 
-int check_gather(const std::string& op, const Dims& table, const Dims& index, const std::string& index_dtype) {
-  auto list = [](const Dims& s) {
-    std::string text;
-    for (int64_t d : s) text += (text.empty() ? "" : ", ") + std::to_string(d);
-    return "[" + text + "]";
-  };
-  const std::string graph = R"({"name": "gather", "tensors": [
-      {"name": "x", "shape": )" +
-                            list(table) + R"(, "dtype": "float16", "role": "input"},
-      {"name": "i", "shape": )" +
-                            list(index) + R"(, "dtype": ")" + index_dtype + R"(", "role": "input"},
-      {"name": "y", "role": "output"}],
+std::string list(const Dims& s) {
+  std::string text;
+  for (int64_t d : s) text += (text.empty() ? "" : ", ") + std::to_string(d);
+  return "[" + text + "]";
+}
+
+// Compiles a graph whose one op (`op`, operands x, i[, v], result y) is an
+// indirect access of `kind`, checks each indirect SDSC and the values; returns
+// the number of indirect kernels.
+int check_indirect(const std::string& kind, const std::string& op, const std::string& tensors,
+                   const std::string& operands) {
+  const std::string graph = R"({"name": ")" + kind + R"(", "tensors": [)" + tensors +
+                            R"(, {"name": "y", "role": "output"}],
     "ops": [{"op": ")" + op +
-                            R"(", "inputs": ["x", "i"], "outputs": ["y"]}]})";
+                            R"(", "inputs": )" + operands + R"(, "outputs": ["y"]}]})";
   TempDir dir;
   compiler::CompileJob job;
-  job.graph_path = dir.file("gather.json");
+  job.graph_path = dir.file(kind + ".json");
   write_text(job.graph_path, graph);
   const CompiledRun c = compile_and_run(job, dir);
   EXPECT_EQ(c.run.report.comparisons.size(), 1u);
   for (const auto& cmp : c.run.report.comparisons) {
     EXPECT_TRUE(cmp.passed) << cmp.name << " " << cmp.mismatches;
-    EXPECT_EQ(cmp.abs_error, 0.0) << "a gather copies rows exactly";
+    EXPECT_EQ(cmp.abs_error, 0.0) << "indirect access copies rows exactly";
   }
-  int gathers = 0;
+  int indirect = 0;
   for (const auto& entry : fs::recursive_directory_iterator(dir.file("program"))) {
     if (entry.path().extension() != ".json" || entry.path().filename().string().rfind("sdsc_", 0) != 0) continue;
     const Json doc = read_json_file(entry.path().string());
     const Json& top = doc.begin().value();
     const Json& body = top["dscs_"][0].begin().value();
-    if (expect_gather_contract(body, entry.path().filename().string())) {
-      ++gathers;
+    if (expect_indirect_contract(body, entry.path().filename().string(), kind)) {
+      ++indirect;
       EXPECT_EQ(top["numCoresUsed_"], 1) << "torch-spyre runs indirect access on one core";
     }
   }
   expect_invariants_hold(c.run.report, op);
-  return gathers;
+  return indirect;
+}
+
+int check_gather(const std::string& op, const Dims& table, const Dims& index, const std::string& index_dtype) {
+  return check_indirect("gather", op,
+                        R"({"name": "x", "shape": )" + list(table) +
+                            R"(, "dtype": "float16", "role": "input"},
+                           {"name": "i", "shape": )" +
+                            list(index) + R"(, "dtype": ")" + index_dtype + R"(", "role": "input"})",
+                        R"(["x", "i"])");
+}
+
+// out[i] = src (index_put) on an input `out` of `shape`, p rows written.
+int check_scatter(const Dims& shape, int64_t p, const std::string& index_dtype) {
+  Dims rows = shape;
+  rows[0] = p;
+  return check_indirect("scatter", "index_put",
+                        R"({"name": "x", "shape": )" + list(shape) +
+                            R"(, "dtype": "float16", "role": "input"},
+                           {"name": "i", "shape": [)" +
+                            std::to_string(p) + R"(], "dtype": ")" + index_dtype +
+                            R"(", "role": "input"},
+                           {"name": "v", "shape": )" +
+                            list(rows) + R"(, "dtype": "float16", "role": "input"})",
+                        R"(["x", "i", "v"])");
 }
 
 // test_advanced_indexing: x[128, 256][i], i [32] int32.
@@ -185,6 +220,22 @@ TEST(TorchSpyreIndirectAccess, Gather3dData) { EXPECT_EQ(check_gather("embedding
 TEST(TorchSpyreIndirectAccess, IndexedDimOutermostForMultiAndSingleStickRows) {
   EXPECT_EQ(check_gather("embedding", {20, 256}, {5}, "int32"), 1);
   EXPECT_EQ(check_gather("embedding", {20, 64}, {5}, "int32"), 1);
+}
+
+// test_index_put: out [128, 256], out[idx] = src, src [3, 256], idx [3] int32.
+TEST(TorchSpyreIndirectAccess, IndexPut) { EXPECT_EQ(check_scatter({128, 256}, 3, "int32"), 1); }
+
+// test_index_put with the int64 index test_scatter's operands use (int32 on the card).
+TEST(TorchSpyreIndirectAccess, IndexPutInt64Index) { EXPECT_EQ(check_scatter({128, 256}, 3, "int64"), 1); }
+
+// test_index_put_p7: y [16, 1024], an odd P = 7.
+TEST(TorchSpyreIndirectAccess, IndexPutP7) { EXPECT_EQ(check_scatter({16, 1024}, 7, "int32"), 1); }
+
+// test_index_put_3d_dim0 and test_index_put_4d_dim0: y [32, 64, 128] with P = 8,
+// y [16, 32, 64, 256] with P = 6.
+TEST(TorchSpyreIndirectAccess, IndexPut3dAnd4dDim0) {
+  EXPECT_EQ(check_scatter({32, 64, 128}, 8, "int32"), 1);
+  EXPECT_EQ(check_scatter({16, 32, 64, 256}, 6, "int32"), 1);
 }
 
 }  // namespace

@@ -81,7 +81,11 @@ TEST(SdscReader, PagedTensorsAreRefused) {
       << parse_error(doc);
   doc = seed_abs();
   dsc(doc)["scheduleTree_"][0]["maxDimSizes_"] = {-1, 64};
-  EXPECT_NE(parse_error(doc).find("maxDimSizes_: unsupported: a page size 64"), std::string::npos) << parse_error(doc);
+  EXPECT_NE(parse_error(doc).find("maxDimSizes_: unsupported: a maximum size 64 for dim"), std::string::npos)
+      << parse_error(doc);
+  dsc(doc)["scheduleTree_"][0]["maxDimSizes_"] = {-1};
+  EXPECT_NE(parse_error(doc).find("maxDimSizes_: 1 entries, but layoutDimOrder_ has 2"), std::string::npos)
+      << parse_error(doc);
 }
 
 // Indirect access as torch-spyre emits it (codegen/compute_ops.py): a
@@ -136,6 +140,10 @@ TEST(SdscReader, BadGathersGetOneLine) {
   EXPECT_TRUE(has(e, "is not the index tensor a value tensor pairs with")) << e;
   e = error([](Json& d) { d["computeOp_"][0].erase("indirectAccessIndexLabeledDs"); });
   EXPECT_TRUE(has(e, "Tensor0 is an indirectly accessed tensor, but no computeOp_ names its index tensor")) << e;
+  e = error([](Json& d) { d["scheduleTree_"][1]["maxDimSizes_"] = {-1, 4}; });  // torch-spyre marks it 1
+  EXPECT_TRUE(has(e, "scheduleTree_[1].maxDimSizes_: the indexed dim 'mb' has maximum 4")) << e;
+  e = error([](Json& d) { d["scheduleTree_"][2]["maxDimSizes_"] = {1, -1}; });  // the result is not indexed
+  EXPECT_TRUE(has(e, "scheduleTree_[2].maxDimSizes_: unsupported: a maximum size 1 for dim 'mb'")) << e;
   e = error([](Json& d) {  // the table neither read nor written by the op
     d["computeOp_"][0]["inputLabeledDs"] = {"Tensor2-idx2"};
   });
