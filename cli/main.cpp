@@ -122,6 +122,7 @@ Subcommand add_run(CLI::App& app) {
     float fill = 0;
     bool quiet = false, strict = false;
     std::string order, between_runs;
+    std::vector<std::string> symbols;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Execute a SuperDSC bundle on the card model");
@@ -159,11 +160,15 @@ Subcommand add_run(CLI::App& app) {
                   "one's time and counters instead of being simulated; 0 (default): every kernel simulated "
                   "(docs/report.md)")
       ->check(CLI::Range(0, 1000));
+  cmd->add_option("--dim", o->symbols,
+                  "Bind a symbolic dim's symbol (torch-spyre's dynamic shapes): NAME=VALUE, e.g. s0=24 (repeatable); "
+                  "without it a kernel runs at the maximum its SDSC holds (docs/bundle-format.md)");
   cmd->add_flag("--quiet", o->quiet, "Do not print the report table");
   cmd->add_flag("--strict", o->strict, "Exit with status 4 if any hazard is found, naming the first");
   return {cmd, [o, fill] {
             auto& run = o->run;
             if (fill->count() > 0) run.fill = o->fill;
+            for (const auto& text : o->symbols) run.symbols.insert(spyre::parse_symbol_value(text, "--dim"));
             run.output_dtype = o->output_dtype == "fp16" ? "f2" : "f4";
             run.protocol.between_runs = *spyre::sim::parse_between_runs(o->between_runs);
             o->arch.apply_to(run);

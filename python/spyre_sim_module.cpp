@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -124,10 +125,14 @@ py::dict run_cache(const spyre::sim::RunOptions& o, const std::string& order) {
 py::dict run(const std::string& bundle, const std::optional<py::dict>& inputs, std::optional<float> fill,
              const std::string& expect, std::optional<double> rtol, std::optional<double> atol, const std::string& arch,
              const Strings& set, bool vf, int warmup, const std::string& between_runs, const std::string& order,
-             int sample_repeats) {
+             int sample_repeats, const std::map<std::string, int64_t>& dims) {
   spyre::sim::RunOptions o = run_options(bundle, inputs, fill, arch, set, vf, warmup, between_runs);
   if (sample_repeats < 0) throw spyre::SpyreError("sample_repeats: " + std::to_string(sample_repeats) + " is negative");
   o.sample_repeats = sample_repeats;
+  for (const auto& [name, value] : dims) {
+    if (value < 1) throw spyre::SpyreError("dims: " + name + " = " + std::to_string(value) + " is not positive");
+  }
+  o.symbols = dims;
   o.expect_dir = expect;
   o.rtol = rtol;
   o.atol = atol;
@@ -293,7 +298,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("bundle"), py::kw_only(), py::arg("inputs") = py::none(), py::arg("fill") = py::none(),
         py::arg("expect") = "", py::arg("rtol") = py::none(), py::arg("atol") = py::none(), py::arg("arch") = "",
         py::arg("set") = Strings{}, py::arg("vf") = false, py::arg("warmup") = 0,
-        py::arg("between_runs") = "back-to-back", py::arg("order") = "", py::arg("sample_repeats") = 0);
+        py::arg("between_runs") = "back-to-back", py::arg("order") = "", py::arg("sample_repeats") = 0,
+        py::arg("dims") = std::map<std::string, int64_t>{});
   m.def("check", &check, "Hazards of a bundle (empty: clean), as dicts", py::arg("bundle"), py::kw_only(),
         py::arg("arch") = "", py::arg("set") = Strings{}, py::arg("vf") = false);
   m.def("compile", &compile, "Compile a graph file or built-in workload into OUTPUT", py::arg("output"), py::kw_only(),

@@ -105,12 +105,14 @@ struct SdscConstant {
 // A dim whose size a symbol sets at run time (torch-spyre's dynamic shapes,
 // phase 1): dimToSymbolMapping_, ss_.symbolicDimInfo_, inputSymbolsAndTags_.
 // torch-spyre writes the maximum in N_ and ss_ and its runtime does not bind
-// the symbols yet (its issue #2434), so the kernel runs at the maximum.
+// the symbols yet (its issue #2434), so the kernel runs at the maximum unless
+// a value is given (runtime/symbol_binding.h).
 struct SymbolicDim {
   std::string dim;
   int64_t id = 0;      // negative symbol id
   std::string symbol;  // PyTorch's name for it, e.g. "s0"
   int64_t max_per_core = 0, granularity_per_core = 1;
+  int64_t bound = 0;  // the value bound at run time (symbol_binding.h); 0: the maximum runs
 };
 
 struct Sdsc {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/error.h"
 #include "runtime/json_node.h"
 #include "runtime/text.h"

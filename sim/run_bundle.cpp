@@ -43,7 +43,8 @@ RunOutcome run_bundle(const RunOptions& o) {
   if (!o.outputs_dir.empty()) check_output_dir(o.outputs_dir, "--outputs");
   if (!o.report_path.empty()) check_output_file(o.report_path, "--report");
   const ArchConfig arch = load_arch(o.arch_path, o.arch_overrides);
-  const Program program = load_program(o.bundle, arch.limits());
+  Program program = load_program(o.bundle, arch.limits());
+  bind_symbols(program, o.symbols);
   const bool functional = !o.inputs_dir.empty() || o.fill.has_value() || !o.input_arrays.empty();
   if (!functional && (!o.outputs_dir.empty() || !o.expect_dir.empty())) {
     fail("", "--outputs/--expect",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/npy.h"
+#include "runtime/symbol_binding.h"
 #include "sim/hw/measurement_protocol.h"
 #include "sim/report/run_report.h"
 
@@ -31,6 +32,7 @@ struct RunOptions {
   bool vf = false;               // LX wiped at every bundle boundary (VF multi-tenancy)
   MeasurementProtocol protocol;  // runs before the measured one (steady state), and between them
   int sample_repeats = 0;        // --sample-repeats (SimulateOptions::sample_repeats)
+  SymbolValues symbols;          // --dim NAME=VALUE: symbolic dims bound (runtime/symbol_binding.h)
 };
 
 struct RunOutcome {

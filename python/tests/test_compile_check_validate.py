@@ -142,6 +142,28 @@ def test_sampled_run_of_a_model_takes_its_later_layers_timing(tmp_path):
         spyre_sim.run(str(tmp_path / "p"), sample_repeats=-1)
 
 
+def test_run_binds_symbolic_dims(tmp_path):
+    """dims={"s0": 24}: run --dim; a dim sized by s0 (at most 64 rows) computes 24 of them."""
+    import json
+    spyre_sim.compile(str(tmp_path / "p"), workload="abs", shape=[64, 128], cores=1)
+    sdsc = tmp_path / "p" / "sdsc_0.json"
+    doc = json.loads(sdsc.read_text())
+    top = next(iter(doc.values()))
+    body = top["dscs_"][0]["abs"]
+    body["dimToSymbolMapping_"] = {"mb": [-1]}
+    for level in ("ss_", "el_"):
+        body["dataStageParam_"]["0"][level]["symbolicDimInfo_"] = {"mb": {"maxSize_": 64, "granularity_": 8}}
+    top["inputSymbolsAndTags_"] = {"-1": "s0"}
+    sdsc.write_text(json.dumps(doc))
+    x = -np.ones((64, 128), dtype=np.float32)
+    result = spyre_sim.run(str(tmp_path / "p"), inputs={"x": x}, dims={"s0": 24})
+    y = result["outputs"]["y"]
+    assert (y[:24] == 1).all() and (y[24:] == 0).all()
+    assert result["report"]["kernels"][0]["symbolic_dims"][0]["bound"] == 24
+    with pytest.raises(spyre_sim.SpyreError, match="takes a multiple of 8 up to its maximum 64"):
+        spyre_sim.run(str(tmp_path / "p"), dims={"s0": 20})
+
+
 def test_compile_divides_an_llm_over_cards(tmp_path):
     """cards=N: each card's part of the model; run takes the whole inputs, sums over the cards between
     bundles and matches the whole model's reference."""

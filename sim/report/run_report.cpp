@@ -126,7 +126,8 @@ Json kernels_json(const RunReport& r) {
       entry["symbolic_dims"].push_back({{"dim", d.dim},
                                         {"symbol", d.symbol},
                                         {"max_per_core", d.max_per_core},
-                                        {"granularity_per_core", d.granularity_per_core}});
+                                        {"granularity_per_core", d.granularity_per_core},
+                                        {"bound", d.bound > 0 ? Json(d.bound) : Json(nullptr)}});
     }
     kernels.push_back(std::move(entry));
   }
@@ -268,8 +269,13 @@ std::string report_table(const RunReport& r) {
   out << "\nlatency      " << fmt("%.3f", r.latency_us) << " us  (" << r.cycles << " cycles)\n";
   for (const auto& k : r.kernels) {
     for (const auto& d : k.symbolic_dims) {
-      out << "symbolic     " << k.file << ": " << d.dim << " is " << d.symbol << ", run at its maximum "
-          << d.max_per_core << " per core (granularity " << d.granularity_per_core << ")\n";
+      out << "symbolic     " << k.file << ": " << d.dim << " is " << d.symbol;
+      if (d.bound > 0) {
+        out << " = " << d.bound << " (--dim; at most " << d.max_per_core << ")\n";
+      } else {
+        out << ", run at its maximum " << d.max_per_core << " per core (granularity " << d.granularity_per_core
+            << ")\n";
+      }
     }
   }
   if (r.sample_repeats > 0) {

@@ -277,6 +277,69 @@ TEST(Cli, RunReportsSymbolicDimsAtTheirMaximum) {
   EXPECT_EQ(report["kernels"][0]["symbolic_dims"][0]["symbol"], "s0");
 }
 
+// `run --dim s0=24` binds a symbolic dim (torch-spyre's dynamic shapes): abs
+// over rows sized by s0 (at most 64, in steps of 8, on one core) computes 24
+// rows, moves 24/64 of the bytes and leaves the rest of the output as it was;
+// the report says what was bound. Values off the granularity, symbols no
+// kernel has and a bound dim split over cores are one line each.
+TEST(Cli, RunBindsSymbolicDims) {
+  TempDir dir;
+  ASSERT_EQ(run_cli("compile --workload abs --shape 64x128 --cores 1 -o " + dir.file("abs") + " --quiet").exit_code, 0);
+  Json doc = read_json_file(dir.file("abs/sdsc_0.json"));
+  Json& top = doc.begin().value();
+  Json& abs = top["dscs_"][0]["abs"];
+  abs["dimToSymbolMapping_"] = {{"mb", {-1}}};
+  for (const char* level : {"ss_", "el_"})
+    abs["dataStageParam_"]["0"][level]["symbolicDimInfo_"] = {{"mb", {{"maxSize_", 64}, {"granularity_", 8}}}};
+  top["inputSymbolsAndTags_"] = {{"-1", "s0"}};
+  write_json_file(dir.file("abs/sdsc_0.json"), doc);
+  const auto r = run_cli("run " + dir.file("abs") + " --fill -2 --dim s0=24 --outputs " + dir.file("out") +
+                         " --report " + dir.file("r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("symbolic     sdsc_0.json: mb is s0 = 24 (--dim; at most 64)"), std::string::npos)
+      << r.output;
+  const Json report = Json::parse(read_text(dir.file("r.json")));
+  EXPECT_EQ(report["kernels"][0]["symbolic_dims"][0]["bound"], 24);
+  EXPECT_EQ(report["kernels"][0]["hbm_read_bytes"], 24 * 128 * 2);
+  EXPECT_EQ(report["kernels"][0]["hbm_write_bytes"], 24 * 128 * 2);
+  const NpyArray y = read_npy(dir.file("out/y.npy"));
+  ASSERT_EQ(y.values.size(), 64u * 128u);
+  EXPECT_EQ(y.values[23 * 128 + 127], 2.0f);  // the last bound row computed
+  EXPECT_EQ(y.values[24 * 128], 0.0f);        // the first row past it untouched
+  const auto unbound = run_cli("run " + dir.file("abs") + " --fill -2 --report " + dir.file("u.json"));
+  ASSERT_EQ(unbound.exit_code, 0) << unbound.output;
+  EXPECT_EQ(Json::parse(read_text(dir.file("u.json")))["kernels"][0]["hbm_read_bytes"], 64 * 128 * 2);
+
+  auto error = [&](const std::string& bundle, const std::string& dims) {
+    const auto bad = run_cli("run " + bundle + " " + dims);
+    EXPECT_NE(bad.exit_code, 0) << dims;
+    EXPECT_EQ(count_lines(bad.output), 1) << bad.output;
+    return bad.output;
+  };
+  EXPECT_NE(error(dir.file("abs"), "--dim s0=30")
+                .find("dimToSymbolMapping_.mb: s0 = 30: dim 'mb' takes a multiple of "
+                      "8 up to its maximum 64"),
+            std::string::npos);
+  EXPECT_NE(error(dir.file("abs"), "--dim s7=8")
+                .find("--dim s7: no kernel has a dim sized by symbol 's7' (the "
+                      "program's: s0)"),
+            std::string::npos);
+  EXPECT_NE(error(dir.file("abs"), "--dim s0").find("'s0' is not NAME=VALUE"), std::string::npos);
+  // seed abs: c0 split over 2 cores.
+  std::filesystem::copy(bundle_path("seed-abs"), dir.file("seed"));
+  Json seed = read_json_file(dir.file("seed/sdsc_0.json"));
+  Json& seed_abs = seed["abs"]["dscs_"][0]["abs"];
+  seed_abs["dimToSymbolMapping_"] = {{"c0", {-1}}};
+  for (const char* level : {"ss_", "el_"})
+    seed_abs["dataStageParam_"]["0"][level]["symbolicDimInfo_"] = {{"c0", {{"maxSize_", 2}, {"granularity_", 1}}}};
+  seed["abs"]["inputSymbolsAndTags_"] = {{"-1", "s0"}};
+  write_json_file(dir.file("seed/sdsc_0.json"), seed);
+  EXPECT_NE(error(dir.file("seed"), "--dim s0=1")
+                .find("unsupported: binding s0 sizes dim 'c0', which is split over 2 "
+                      "work slices"),
+            std::string::npos);
+}
+
 // The README's own example: DLFloat16 results near zero come from cancelling
 // O(1) terms, so they are judged at the output's scale, not by atol 1e-5.
 TEST(Cli, LayernormReferenceIsJudgedAtDlFloat16Precision) {
