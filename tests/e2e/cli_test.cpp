@@ -258,16 +258,21 @@ TEST(Cli, CompileRunSimulatesInOneCommand) {
 
 // A kernel with a symbolic dim (torch-spyre's dynamic shapes) runs at the
 // maximum its SDSC holds, and the report says which dim a symbol sizes.
-TEST(Cli, RunReportsSymbolicDimsAtTheirMaximum) {
-  TempDir dir;
-  std::filesystem::copy(bundle_path("seed-abs"), dir.file("abs"));
-  Json doc = read_json_file(dir.file("abs/sdsc_0.json"));
+// Seed abs with its dim c0 (2 per core on 2 cores) sized by symbol s0, copied to `to`.
+void write_symbolic_seed_abs(const std::string& to) {
+  std::filesystem::copy(bundle_path("seed-abs"), to);
+  Json doc = read_json_file(to + "/sdsc_0.json");
   Json& abs = doc["abs"]["dscs_"][0]["abs"];
   abs["dimToSymbolMapping_"] = {{"c0", {-1}}};
   for (const char* level : {"ss_", "el_"})
     abs["dataStageParam_"]["0"][level]["symbolicDimInfo_"] = {{"c0", {{"maxSize_", 2}, {"granularity_", 1}}}};
   doc["abs"]["inputSymbolsAndTags_"] = {{"-1", "s0"}};
-  write_json_file(dir.file("abs/sdsc_0.json"), doc);
+  write_json_file(to + "/sdsc_0.json", doc);
+}
+
+TEST(Cli, RunReportsSymbolicDimsAtTheirMaximum) {
+  TempDir dir;
+  write_symbolic_seed_abs(dir.file("abs"));
   const auto r = run_cli("run " + dir.file("abs") + " --fill -1 --report " + dir.file("r.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("symbolic     sdsc_0.json: c0 is s0, run at its maximum 2 per core (granularity 1)"),
@@ -325,15 +330,7 @@ TEST(Cli, RunBindsSymbolicDims) {
                       "program's: s0)"),
             std::string::npos);
   EXPECT_NE(error(dir.file("abs"), "--dim s0").find("'s0' is not NAME=VALUE"), std::string::npos);
-  // seed abs: c0 split over 2 cores.
-  std::filesystem::copy(bundle_path("seed-abs"), dir.file("seed"));
-  Json seed = read_json_file(dir.file("seed/sdsc_0.json"));
-  Json& seed_abs = seed["abs"]["dscs_"][0]["abs"];
-  seed_abs["dimToSymbolMapping_"] = {{"c0", {-1}}};
-  for (const char* level : {"ss_", "el_"})
-    seed_abs["dataStageParam_"]["0"][level]["symbolicDimInfo_"] = {{"c0", {{"maxSize_", 2}, {"granularity_", 1}}}};
-  seed["abs"]["inputSymbolsAndTags_"] = {{"-1", "s0"}};
-  write_json_file(dir.file("seed/sdsc_0.json"), seed);
+  write_symbolic_seed_abs(dir.file("seed"));  // c0 split over 2 cores
   EXPECT_NE(error(dir.file("seed"), "--dim s0=1")
                 .find("unsupported: binding s0 sizes dim 'c0', which is split over 2 "
                       "work slices"),
