@@ -150,6 +150,8 @@ class SdscWriter {
   bool indirect() const { return op_.attrs.contains("gather") || op_.attrs.contains("scatter"); }
   // The operand read or written through the index: the table, or the result.
   size_t value_operand() const { return op_.attrs.contains("gather") ? 0 : 2; }
+  // Its dim the index runs along: a gather's rows, a scatter's `dim`.
+  int indexed_dim() const { return op_.attrs.contains("scatter") ? op_.attrs.at("dim").get<int>() : 0; }
 
   Json dims_with_sizes(const std::vector<int64_t>& sizes, const std::string& name) const {
     Json j = Json::object();
@@ -305,10 +307,10 @@ class SdscWriter {
     node["component_"] = lx ? "lx" : "hbm";
     node["layoutDimOrder_"] = info.layout;
     // torch-spyre's compute_indirect_max_dim_sizes: 1 on the value tensor's
-    // indexed dim (its rows, dim 0), -1 elsewhere.
+    // indexed dim, -1 elsewhere.
     std::vector<int> max_sizes(info.layout.size(), -1);
     for (size_t k = 0; k < info.layout_dims.size(); ++k) {
-      if (indirect() && i == value_operand() && info.layout_dims[k] == 0) max_sizes[k] = 1;
+      if (indirect() && i == value_operand() && info.layout_dims[k] == indexed_dim()) max_sizes[k] = 1;
     }
     node["maxDimSizes_"] = max_sizes;
     node["indirectAllocType_"] = "no_indirection";

@@ -105,9 +105,10 @@ const std::vector<ModelOp>& composite_table() {
       {"embedding", K::Gather, 2, 2, {"padding_idx", "scale_grad_by_freq", "sparse"}, ""},
       {"index_select", K::Gather, 2, 2, {"dim"}, ""},
       // index_put(self, index, values): self with row index[i] replaced by
-      // values[i] (x[idx] = v), as torch-spyre's indirect scatter writes it;
-      // one index along dim 0, no accumulation.
-      {"index_put", K::Scatter, 3, 3, {"accumulate"}, ""},
+      // values[i] (x[idx] = v; along `dim`, 0 by default: y[:, idx] = v is
+      // dim 1), as torch-spyre's indirect scatter writes it; one index, no
+      // accumulation.
+      {"index_put", K::Scatter, 3, 3, {"accumulate", "dim"}, ""},
       // torch.topk's (values, indices), one op each (the graph reader fans it
       // out): torch-spyre's topkvalue and topkindex over the same input.
       {"topk", K::TopK, 1, 1, {"k", "dim", "largest", "sorted", "piece"}, ""},
@@ -291,6 +292,18 @@ DType output_dtype(const ModelOp& op, const Json& attrs, const std::vector<DType
   if (op.kind == K::Fill && attrs.contains("dtype")) return dtype_attr(attrs, where);
   if (op.kind == K::TopK && attrs.value("piece", 0) == 1) return DType::I32;  // int64 indices, narrowed
   return inputs.empty() ? DType::F16 : inputs[0];
+}
+
+int scatter_dim(const Shape& x, const Json& attrs, const std::string& where) {
+  const auto rank = static_cast<int64_t>(x.size());
+  int64_t d = attrs.value("dim", int64_t{0});
+  if (d < 0) d += rank;
+  if (d < 0 || d >= rank) fail("", where, "dim " + std::to_string(attrs.value("dim", 0)) + " is out of range");
+  if (rank > 1 && d == rank - 1)
+    fail("", where,
+         "unsupported: index_put along the last dim (torch-spyre's indirect access writes whole rows of sticks, "
+         "never along the stick dim)");
+  return static_cast<int>(d);
 }
 
 std::vector<std::pair<int64_t, int64_t>> pad_amounts(const Shape& x, const Json& attrs, const std::string& where) {
@@ -580,9 +593,10 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
     case K::Scatter: {
       if (attrs.value("accumulate", 0.0) != 0.0)
         fail("", where, "unsupported: index_put with accumulate (torch-spyre's scatter replaces rows)");
-      if (in[1].size() != 1) fail("", where, "index_put takes a one-dim index along dim 0, got " + shape_str(in[1]));
+      if (in[1].size() != 1) fail("", where, "index_put takes a one-dim index, got " + shape_str(in[1]));
+      const int d = scatter_dim(in[0], attrs, where);
       Shape rows = in[0];
-      rows[0] = in[1][0];
+      rows[static_cast<size_t>(d)] = in[1][0];
       if (in[2] != rows)
         fail("", where,
              "index_put's values are " + shape_str(in[2]) + ", not the " + shape_str(rows) +

@@ -98,8 +98,9 @@ class Decomposer {
   // copy's result is the scatter's storage (Tensor::accumulates_into) and the
   // scatter lists it as a last input, which orders the two and which its
   // kernel does not read (iteration_space leaves it out). A rank-1 input
-  // scatters rows of one element ([M] as [M, 1]).
-  void scatter(int self, int index, int values, int out) {
+  // scatters rows of one element ([M] as [M, 1]); along dim d the index is
+  // viewed with its elements at d (one per row of the dims after it).
+  void scatter(int self, int index, int values, int out, int d) {
     if (tensor(index).dtype != DType::I32)
       fail("", origin_,
            "the index of index_put is an integer tensor (int32 or int64), not " +
@@ -112,9 +113,10 @@ class Decomposer {
     out_.tensors[static_cast<size_t>(filled)].accumulates_into = result;
     emit("identity", {rank1 ? reshape(self, table, "table") : self}, filled);
     Shape index_shape(table.size(), 1);
-    index_shape[0] = shape(index)[0];
+    index_shape[static_cast<size_t>(d)] = shape(index)[0];
     const int index_view = reshape(index, index_shape, "index");
-    emit("identity", {source, index_view, filled}, result, {{"scatter", true}, {"iteration_shape", shape(source)}});
+    emit("identity", {source, index_view, filled}, result,
+         {{"scatter", true}, {"dim", d}, {"iteration_shape", shape(source)}});
     if (rank1) reshape(result, shape(out), "", out);
   }
 
@@ -720,7 +722,7 @@ class Decomposer {
         return;
       }
       case ModelOpKind::Scatter:
-        scatter(in[0], in[1], in[2], out);
+        scatter(in[0], in[1], in[2], out, scatter_dim(shape(in[0]), a, origin_));
         return;
       case ModelOpKind::Collective:
         // The tensor stays where its producer wrote it: the collective

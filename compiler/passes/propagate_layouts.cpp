@@ -142,9 +142,10 @@ class LayoutPass {
         hint_[static_cast<size_t>(op.inputs[1])] = layout_with_stick(tensor(op.inputs[1]).shape, 0);
       } else if (op.attrs.contains("scatter")) {
         // The copy the scatter writes into shares its bytes: its layout, no other.
+        const int d = op.attrs.at("dim").get<int>();
         hint_[static_cast<size_t>(op.inputs[0])] = stick_last(tensor(op.inputs[0]).shape);
-        hint_[static_cast<size_t>(op.inputs[1])] = layout_with_stick(tensor(op.inputs[1]).shape, 0);
-        hint_[static_cast<size_t>(op.inputs[2])] = indirect_value_layout(tensor(out).shape);
+        hint_[static_cast<size_t>(op.inputs[1])] = layout_with_stick(tensor(op.inputs[1]).shape, d);
+        hint_[static_cast<size_t>(op.inputs[2])] = indirect_value_layout(tensor(out).shape, d);
         fixed_[static_cast<size_t>(op.inputs[2])] = true;
       } else if (info->kind == OpKind::Matmul) {
         for (int in : op.inputs) hint_[static_cast<size_t>(in)] = stick_last(tensor(in).shape);
@@ -255,10 +256,10 @@ class LayoutPass {
              std::to_string(stick_elems(in.dtype)) + " elements to stick along");
   }
 
-  // An indirectly accessed tensor (a gather's table, a scatter's result): its
-  // rows outermost, each row one block of sticks.
-  static Layout indirect_value_layout(const Shape& shape) { return outermost_layout(stick_last(shape), 0); }
-  Layout gather_value_layout(const Op& op) { return indirect_value_layout(tensor(op.inputs[0]).shape); }
+  // An indirectly accessed tensor (a gather's table, a scatter's result): the
+  // dim its index runs along outermost, each row one block of sticks.
+  static Layout indirect_value_layout(const Shape& shape, int dim) { return outermost_layout(stick_last(shape), dim); }
+  Layout gather_value_layout(const Op& op) { return indirect_value_layout(tensor(op.inputs[0]).shape, 0); }
 
   // Makes input `i` of op `o` laid out as `target` (a copy unless it is).
   void require_layout(int o, size_t i, const Layout& target) {
@@ -298,9 +299,10 @@ class LayoutPass {
       // The rows written through the index and the copy they land in as a
       // gather's table (torch-spyre's enforce_indirect_access_layout for a
       // scatter's destination); the copy already has it (its hint is fixed).
-      out.layout = indirect_value_layout(out.shape);
+      const int d = op.attrs.at("dim").get<int>();
+      out.layout = indirect_value_layout(out.shape, d);
       require_layout(o, 0, stick_last(tensor(op.inputs[0]).shape));
-      require_layout(o, 1, layout_with_stick(tensor(op.inputs[1]).shape, 0));
+      require_layout(o, 1, layout_with_stick(tensor(op.inputs[1]).shape, d));
       if (tensor(op.inputs[2]).layout != out.layout)
         fail("", g_.describe(op), "internal: the copy a scatter writes into is not in the scatter's layout");
       return;

@@ -35,8 +35,12 @@ InputDomains input_domains(const Graph& g) {
     // pow by a fraction or a negative exponent: sqrt, rsqrt or a reciprocal.
     if (op.type == "pow" && op.attrs.value("exponent", 1.0) < 1.0) out.positive.insert(op.inputs[0]);
     const ModelOp* m = find_model_op(op.type);  // its registry row, aliases (truediv, add_) included
-    if (m && (m->kind == ModelOpKind::Gather || m->kind == ModelOpKind::Scatter))
+    if (m && m->kind == ModelOpKind::Gather)
       out.row_index[op.inputs[1]] = g.tensors[static_cast<size_t>(op.inputs[0])].shape[0];
+    if (m && m->kind == ModelOpKind::Scatter) {
+      const Shape& self = g.tensors[static_cast<size_t>(op.inputs[0])].shape;
+      out.row_index[op.inputs[1]] = self[static_cast<size_t>(scatter_dim(self, op.attrs, g.describe(op)))];
+    }
     const OpInfo* d = m ? m->device : nullptr;
     if (!d) continue;
     if (d->domain == InputDomain::PositiveFirst) out.positive.insert(op.inputs[0]);

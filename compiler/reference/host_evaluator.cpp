@@ -421,20 +421,25 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         break;
       }
       case ModelOpKind::Scatter: {
-        // The input with row index[i] replaced by row i of the values, in the
-        // index's order (a row named twice keeps the last).
+        // The input with row index[i] along the dim replaced by row i of the
+        // values, at every index of the dims before it, in the index's order
+        // (a row named twice keeps the last).
         const Array& self = *in[0];
         const Array& values = *in[2];
-        const int64_t row = self.shape[0] > 0 ? self.size() / self.shape[0] : 0;
+        const auto d = static_cast<size_t>(scatter_dim(self.shape, op.attrs, where));
+        const int64_t rows = self.shape[d], n = static_cast<int64_t>(in[1]->data.size());
+        const int64_t inner = strides_of(self.shape)[d], outer = rows > 0 ? self.size() / (rows * inner) : 0;
         out.data = self.data;
-        for (size_t i = 0; i < in[1]->data.size(); ++i) {
-          const float named = in[1]->data[i];
+        for (int64_t i = 0; i < n; ++i) {
+          const float named = in[1]->data[static_cast<size_t>(i)];
           const auto r = static_cast<int64_t>(named);
-          if (r < 0 || r >= self.shape[0])
+          if (r < 0 || r >= rows)
             fail("", where,
-                 "index " + format_number(named) + " names no row of an input of " + std::to_string(self.shape[0]) +
-                     " rows");
-          std::copy_n(&values.data[i * static_cast<size_t>(row)], row, &out.data[static_cast<size_t>(r * row)]);
+                 "index " + format_number(named) + " names no row of an input of " + std::to_string(rows) +
+                     " rows along dim " + std::to_string(d));
+          for (int64_t o = 0; o < outer; ++o)
+            std::copy_n(&values.data[static_cast<size_t>((o * n + i) * inner)], inner,
+                        &out.data[static_cast<size_t>((o * rows + r) * inner)]);
         }
         break;
       }

@@ -165,9 +165,21 @@ class _GraphBuilder:
         if packet is None or not (packet.endswith("_") and packet[:-1] in _IN_PLACE):
             return self.call_packet(node, packet)
         # x.add_(y): the op out of place, and x's later readers read its result.
+        target = node.args[0]
+        fx = _torch().fx
+        if isinstance(target, fx.Node) and target.op == "call_function" and isinstance(target.args[0], fx.Node):
+            view = getattr(getattr(target.target, "overloadpacket", None), "__name__", None)
+            if view in _VIEWS | _GRAPH_VIEWS and self.value.get(target) != self.value.get(target.args[0]):
+                return self.refuse(node, f"in place on a view ({view}) of '{target.args[0].name}': its base would "
+                                         "not see the update")
         result = self.call_packet(node, packet[:-1])
-        if isinstance(node.args[0], _torch().fx.Node) and result is not None:
-            self.value[node.args[0]] = result
+        if isinstance(target, fx.Node) and result is not None:
+            # Every name for the same tensor (a whole-range slice, an alias) reads the result.
+            before = self.value.get(target)
+            for n, v in list(self.value.items()):
+                if isinstance(v, str) and v == before:
+                    self.value[n] = result
+            self.value[target] = result
         return result
 
     def call_packet(self, node, packet):
@@ -278,13 +290,14 @@ class _GraphBuilder:
             if len(indices) != 1 or not isinstance(indices[0], str):
                 return self.refuse(node, "indexing other than by one index tensor on dim 0")
             return self.emit("embedding", [args[0], indices[0]], out)
-        if packet == "index_put":  # x[idx] = v: torch-spyre's indirect scatter, one index tensor on dim 0
-            indices = args[1]
-            if len(indices) != 1 or not isinstance(indices[0], str):
-                return self.refuse(node, "writing other than through one index tensor on dim 0")
+        if packet == "index_put":  # x[idx] = v, y[:, idx] = v: torch-spyre's indirect scatter, one index tensor
+            indices = list(args[1])
+            at = [d for d, i in enumerate(indices) if i is not None]
+            if len(at) != 1 or not isinstance(indices[at[0]], str):
+                return self.refuse(node, "writing other than through one index tensor")
             if (args[3] if len(args) > 3 else kwargs.get("accumulate", False)):
                 return self.refuse(node, "with accumulate: torch-spyre's scatter replaces rows")
-            return self.emit("index_put", [args[0], indices[0], args[2]], out)
+            return self.emit("index_put", [args[0], indices[at[0]], args[2]], out, {"dim": at[0]})
         if packet in ("cat", "stack"):
             return self.emit(packet, list(args[0]), out, {"dim": args[1] if len(args) > 1 else kwargs.get("dim", 0)})
         if packet == "where":  # a Python number for either branch: a one-element constant, broadcast

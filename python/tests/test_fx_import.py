@@ -435,14 +435,45 @@ def test_index_put_runs_as_torch_spyres_indirect_scatter(tmp_path):
     assert sum(op["op"] == "index_put" for op in graph["ops"]) == 2
 
 
+def test_index_put_along_dim_1_scatters_every_batch_slice(tmp_path):
+    class Batched(torch.nn.Module):
+        def forward(self, y, idx, src):
+            y[:, idx] = src  # aten.index_put_(y, [None, idx], src)
+            return y + 0.0
+
+    torch.manual_seed(4)
+    y, src, idx = torch.randn(4, 16, 128), torch.randn(4, 6, 128), torch.tensor([15, 3, 8, 0, 11, 6])
+    compiled = spyre_sim.compile(Batched(), (y.clone(), idx, src), str(tmp_path))
+    errors, result = compiled.compare(y.clone(), idx, src)
+    assert max(errors.values()) <= DLFLOAT16_TOLERANCE, errors
+    graph = json.loads((tmp_path / "graph.json").read_text())
+    assert [op.get("attrs", {}).get("dim") for op in graph["ops"] if op["op"] == "index_put"] == [1]
+
+    class LastDim(torch.nn.Module):
+        def forward(self, y, idx, src):
+            y[:, :, idx] = src
+            return y + 0.0
+
+    with pytest.raises(spyre_sim.SpyreError, match="index_put along the last dim"):
+        spyre_sim.compile(LastDim(), (torch.randn(2, 4, 128), torch.tensor([1, 2]), torch.randn(2, 4, 2)),
+                          str(tmp_path / "last"))
+
+
 def test_index_put_beyond_one_row_index_is_refused_in_one_line(tmp_path):
     class Accumulate(torch.nn.Module):
         def forward(self, x, idx, v):
             return torch.index_put(x, (idx,), v, accumulate=True)
 
+    class PartOfIt(torch.nn.Module):  # was compiled as if x were left alone
+        def forward(self, x):
+            x[:, 64:128].mul_(2.0)
+            return x + 0.0
+
     with pytest.raises(spyre_sim.SpyreError, match="with accumulate"):
         spyre_sim.compile(Accumulate(), (torch.randn(8, 64), torch.tensor([1, 2]), torch.randn(2, 64)),
                           str(tmp_path))
+    with pytest.raises(spyre_sim.SpyreError, match=r"in place on a view \(slice\).*its base would not see the update"):
+        spyre_sim.compile(PartOfIt(), (torch.randn(8, 256),), str(tmp_path / "part"))
 
 
 class Rearrangements(torch.nn.Module):

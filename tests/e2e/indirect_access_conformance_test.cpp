@@ -12,8 +12,7 @@
 // here, one in torch-spyre; an index whose rows end inside a stick is gathered
 // row by row (docs/compiler.md); index_put copies its input into the result
 // first (torch-spyre mutates the input in place); a scatter along another dim
-// than 0 (y[:, i] = src, test_index_put_batched_dim1) and torch.scatter with a
-// full index tensor (test_scatter) are refused.
+// torch.scatter with a full index tensor (test_scatter) is refused.
 
 #include <gtest/gtest.h>
 
@@ -123,11 +122,11 @@ std::string list(const Dims& s) {
 // indirect access of `kind`, checks each indirect SDSC and the values; returns
 // the number of indirect kernels.
 int check_indirect(const std::string& kind, const std::string& op, const std::string& tensors,
-                   const std::string& operands) {
+                   const std::string& operands, const std::string& attrs = "{}") {
   const std::string graph = R"({"name": ")" + kind + R"(", "tensors": [)" + tensors +
                             R"(, {"name": "y", "role": "output"}],
     "ops": [{"op": ")" + op +
-                            R"(", "inputs": )" + operands + R"(, "outputs": ["y"]}]})";
+                            R"(", "inputs": )" + operands + R"(, "attrs": )" + attrs + R"(, "outputs": ["y"]}]})";
   TempDir dir;
   compiler::CompileJob job;
   job.graph_path = dir.file(kind + ".json");
@@ -162,10 +161,10 @@ int check_gather(const std::string& op, const Dims& table, const Dims& index, co
                         R"(["x", "i"])");
 }
 
-// out[i] = src (index_put) on an input `out` of `shape`, p rows written.
-int check_scatter(const Dims& shape, int64_t p, const std::string& index_dtype) {
+// out[i] = src (index_put) on an input `out` of `shape`, p rows written along `dim`.
+int check_scatter(const Dims& shape, int64_t p, const std::string& index_dtype, int dim = 0) {
   Dims rows = shape;
-  rows[0] = p;
+  rows[static_cast<size_t>(dim)] = p;
   return check_indirect("scatter", "index_put",
                         R"({"name": "x", "shape": )" + list(shape) +
                             R"(, "dtype": "float16", "role": "input"},
@@ -174,7 +173,7 @@ int check_scatter(const Dims& shape, int64_t p, const std::string& index_dtype) 
                             R"(", "role": "input"},
                            {"name": "v", "shape": )" +
                             list(rows) + R"(, "dtype": "float16", "role": "input"})",
-                        R"(["x", "i", "v"])");
+                        R"(["x", "i", "v"])", R"({"dim": )" + std::to_string(dim) + "}");
 }
 
 // test_advanced_indexing: x[128, 256][i], i [32] int32.
@@ -237,6 +236,10 @@ TEST(TorchSpyreIndirectAccess, IndexPut3dAnd4dDim0) {
   EXPECT_EQ(check_scatter({32, 64, 128}, 8, "int32"), 1);
   EXPECT_EQ(check_scatter({16, 32, 64, 256}, 6, "int32"), 1);
 }
+
+// test_index_put_batched_dim1: y [4, 16, 1024], y[:, idx] = src [4, 6, 1024], idx [6]:
+// every batch slice scatters its 6 rows into the same positions of dim 1.
+TEST(TorchSpyreIndirectAccess, IndexPutBatchedDim1) { EXPECT_EQ(check_scatter({4, 16, 1024}, 6, "int32", 1), 1); }
 
 }  // namespace
 }  // namespace spyre::test
