@@ -150,8 +150,8 @@ class SdscWriter {
   bool indirect() const { return op_.attrs.contains("gather") || op_.attrs.contains("scatter"); }
   // The operand read or written through the index: the table, or the result.
   size_t value_operand() const { return op_.attrs.contains("gather") ? 0 : 2; }
-  // Its dim the index runs along: a gather's rows, a scatter's `dim`.
-  int indexed_dim() const { return op_.attrs.contains("scatter") ? op_.attrs.at("dim").get<int>() : 0; }
+  // Its dim the index runs along: `dim` (a gather's rows, 0, without one).
+  int indexed_dim() const { return op_.attrs.value("dim", 0); }
 
   Json dims_with_sizes(const std::vector<int64_t>& sizes, const std::string& name) const {
     Json j = Json::object();

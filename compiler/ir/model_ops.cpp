@@ -294,15 +294,16 @@ DType output_dtype(const ModelOp& op, const Json& attrs, const std::vector<DType
   return inputs.empty() ? DType::F16 : inputs[0];
 }
 
-int scatter_dim(const Shape& x, const Json& attrs, const std::string& where) {
+int indexed_dim(const Shape& x, const Json& attrs, const std::string& op, const std::string& where) {
   const auto rank = static_cast<int64_t>(x.size());
   int64_t d = attrs.value("dim", int64_t{0});
   if (d < 0) d += rank;
   if (d < 0 || d >= rank) fail("", where, "dim " + std::to_string(attrs.value("dim", 0)) + " is out of range");
   if (rank > 1 && d == rank - 1)
     fail("", where,
-         "unsupported: index_put along the last dim (torch-spyre's indirect access writes whole rows of sticks, "
-         "never along the stick dim)");
+         "unsupported: " + op +
+             " along the last dim (torch-spyre's indirect access moves whole rows of sticks, never along the stick "
+             "dim)");
   return static_cast<int>(d);
 }
 
@@ -582,10 +583,14 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       return out;
     }
     case K::Gather: {
-      if (op.name == "index_select" && attrs.value("dim", int64_t{0}) != 0)
-        fail("", where, "index_select gathers along dim 0 only (torch-spyre's indirect access reads whole rows)");
       if (op.name == "index_select" && in[1].size() != 1)
         fail("", where, "index_select takes a one-dim index, got " + shape_str(in[1]));
+      if (op.name == "index_select") {
+        // torch-spyre's spyre_flip gathers along any dim but the stick one.
+        Shape out = in[0];
+        out[static_cast<size_t>(indexed_dim(in[0], attrs, "index_select", where))] = in[1][0];
+        return out;
+      }
       Shape out = in[1];
       out.insert(out.end(), in[0].begin() + 1, in[0].end());
       return out;
@@ -594,7 +599,7 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
       if (attrs.value("accumulate", 0.0) != 0.0)
         fail("", where, "unsupported: index_put with accumulate (torch-spyre's scatter replaces rows)");
       if (in[1].size() != 1) fail("", where, "index_put takes a one-dim index, got " + shape_str(in[1]));
-      const int d = scatter_dim(in[0], attrs, where);
+      const int d = indexed_dim(in[0], attrs, "index_put", where);
       Shape rows = in[0];
       rows[static_cast<size_t>(d)] = in[1][0];
       if (in[2] != rows)

@@ -79,9 +79,9 @@ float fill_value(const ModelOp& op, const Json& attrs);
 std::pair<int, int64_t> topk_dim_and_k(const Shape& x, const Json& attrs, const std::string& where);
 // constant_pad_nd's amounts per dim of x, outermost first: (before, after), negative to crop.
 std::vector<std::pair<int64_t, int64_t>> pad_amounts(const Shape& x, const Json& attrs, const std::string& where);
-// index_put's dim (attribute "dim", default 0, negative from the end): the one
-// its index runs along; the last (stick) dim is refused.
-int scatter_dim(const Shape& x, const Json& attrs, const std::string& where);
+// The dim an index_put's or index_select's index runs along (attribute "dim",
+// default 0, negative from the end); the last (stick) dim is refused.
+int indexed_dim(const Shape& x, const Json& attrs, const std::string& op, const std::string& where);
 // split, chunk and unbind return a tuple of views: one op per output.
 bool returns_pieces(const std::string& op);
 // Their dim (attribute `dim`, default 0), normalized; the [start, end) along

@@ -680,6 +680,18 @@ class Decomposer {
           fail("", origin_,
                "the index of a gather is an integer tensor (int32 or int64), not " +
                    std::string(dtype_name(tensor(in[1]).dtype)));
+        if (op.type == "index_select" && shape(in[0]).size() > 1) {
+          // Along another dim than 0 (torch-spyre's spyre_flip gathers each
+          // reversed dim in place): the index viewed with its elements at
+          // that dim, the table with it outermost.
+          const int d = indexed_dim(shape(in[0]), a, "index_select", origin_);
+          if (d != 0) {
+            Shape index_shape(shape(in[0]).size(), 1);
+            index_shape[static_cast<size_t>(d)] = tensor(in[1]).elements();
+            emit("identity", {in[0], reshape(in[1], index_shape, "index")}, out, {{"gather", true}, {"dim", d}});
+            return;
+          }
+        }
         // A rank-1 table gathers rows of one element: [M] as [M, 1].
         const int source = shape(in[0]).size() == 1 ? reshape(in[0], {shape(in[0])[0], 1}, "table") : in[0];
         const Shape table = shape(source);
@@ -722,7 +734,7 @@ class Decomposer {
         return;
       }
       case ModelOpKind::Scatter:
-        scatter(in[0], in[1], in[2], out, scatter_dim(shape(in[0]), a, origin_));
+        scatter(in[0], in[1], in[2], out, indexed_dim(shape(in[0]), a, "index_put", origin_));
         return;
       case ModelOpKind::Collective:
         // The tensor stays where its producer wrote it: the collective

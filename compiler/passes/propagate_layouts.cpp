@@ -139,7 +139,8 @@ class LayoutPass {
       const OpInfo* info = device_op_info(op);
       if (op.attrs.contains("gather")) {
         hint_[static_cast<size_t>(op.inputs[0])] = gather_value_layout(op);
-        hint_[static_cast<size_t>(op.inputs[1])] = layout_with_stick(tensor(op.inputs[1]).shape, 0);
+        hint_[static_cast<size_t>(op.inputs[1])] =
+            layout_with_stick(tensor(op.inputs[1]).shape, op.attrs.value("dim", 0));
       } else if (op.attrs.contains("scatter")) {
         // The copy the scatter writes into shares its bytes: its layout, no other.
         const int d = op.attrs.at("dim").get<int>();
@@ -259,7 +260,9 @@ class LayoutPass {
   // An indirectly accessed tensor (a gather's table, a scatter's result): the
   // dim its index runs along outermost, each row one block of sticks.
   static Layout indirect_value_layout(const Shape& shape, int dim) { return outermost_layout(stick_last(shape), dim); }
-  Layout gather_value_layout(const Op& op) { return indirect_value_layout(tensor(op.inputs[0]).shape, 0); }
+  Layout gather_value_layout(const Op& op) {
+    return indirect_value_layout(tensor(op.inputs[0]).shape, op.attrs.value("dim", 0));
+  }
 
   // Makes input `i` of op `o` laid out as `target` (a copy unless it is).
   void require_layout(int o, size_t i, const Layout& target) {
@@ -291,7 +294,7 @@ class LayoutPass {
       // (torch-spyre's enforce_indirect_access_layout); the index sticking
       // along its elements (32 per stick).
       require_layout(o, 0, gather_value_layout(op));
-      require_layout(o, 1, layout_with_stick(tensor(op.inputs[1]).shape, 0));
+      require_layout(o, 1, layout_with_stick(tensor(op.inputs[1]).shape, op.attrs.value("dim", 0)));
       out.layout = out_hint && out_hint->stick == last ? *out_hint : stick_last(out.shape);
       return;
     }

@@ -35,11 +35,12 @@ InputDomains input_domains(const Graph& g) {
     // pow by a fraction or a negative exponent: sqrt, rsqrt or a reciprocal.
     if (op.type == "pow" && op.attrs.value("exponent", 1.0) < 1.0) out.positive.insert(op.inputs[0]);
     const ModelOp* m = find_model_op(op.type);  // its registry row, aliases (truediv, add_) included
-    if (m && m->kind == ModelOpKind::Gather)
-      out.row_index[op.inputs[1]] = g.tensors[static_cast<size_t>(op.inputs[0])].shape[0];
-    if (m && m->kind == ModelOpKind::Scatter) {
+    if (m && (m->kind == ModelOpKind::Gather || m->kind == ModelOpKind::Scatter)) {
+      // The rows along the dim the index runs along (embedding's: dim 0).
       const Shape& self = g.tensors[static_cast<size_t>(op.inputs[0])].shape;
-      out.row_index[op.inputs[1]] = self[static_cast<size_t>(scatter_dim(self, op.attrs, g.describe(op)))];
+      const bool along = m->kind == ModelOpKind::Scatter || (op.type == "index_select" && self.size() > 1);
+      out.row_index[op.inputs[1]] =
+          self[along ? static_cast<size_t>(indexed_dim(self, op.attrs, op.type, g.describe(op))) : 0];
     }
     const OpInfo* d = m ? m->device : nullptr;
     if (!d) continue;

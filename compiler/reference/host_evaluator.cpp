@@ -405,6 +405,27 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         break;
       }
       case ModelOpKind::Gather: {
+        if (op.type == "index_select" && in[0]->shape.size() > 1) {
+          // Row index[i] along the dim at every index of the dims before it.
+          const Array& x = *in[0];
+          const auto d = static_cast<size_t>(indexed_dim(x.shape, op.attrs, "index_select", where));
+          const int64_t rows = x.shape[d], n = static_cast<int64_t>(in[1]->data.size());
+          const int64_t inner = strides_of(x.shape)[d], outer = rows > 0 ? x.size() / (rows * inner) : 0;
+          out.data.resize(static_cast<size_t>(outer * n * inner));
+          for (int64_t o = 0; o < outer; ++o) {
+            for (int64_t i = 0; i < n; ++i) {
+              const float named = in[1]->data[static_cast<size_t>(i)];
+              const auto r = static_cast<int64_t>(named);
+              if (r < 0 || r >= rows)
+                fail("", where,
+                     "index " + format_number(named) + " names no row of " + std::to_string(rows) + " along dim " +
+                         std::to_string(d));
+              std::copy_n(&x.data[static_cast<size_t>((o * rows + r) * inner)], inner,
+                          &out.data[static_cast<size_t>((o * n + i) * inner)]);
+            }
+          }
+          break;
+        }
         // Row index[i] of the table for each index element i, in the index's order.
         const Array& table = *in[0];
         const int64_t row = table.size() / table.shape[0];
@@ -426,7 +447,7 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         // (a row named twice keeps the last).
         const Array& self = *in[0];
         const Array& values = *in[2];
-        const auto d = static_cast<size_t>(scatter_dim(self.shape, op.attrs, where));
+        const auto d = static_cast<size_t>(indexed_dim(self.shape, op.attrs, "index_put", where));
         const int64_t rows = self.shape[d], n = static_cast<int64_t>(in[1]->data.size());
         const int64_t inner = strides_of(self.shape)[d], outer = rows > 0 ? self.size() / (rows * inner) : 0;
         out.data = self.data;

@@ -354,10 +354,9 @@ class _GraphBuilder:
         return names
 
     def flip(self, node, args, shape):
-        """torch-spyre's spyre_flip: each dim reversed by an index_select with descending
-        positions (a gather; device coordinates only ascend). The gather reads rows of dim 0,
-        so another dim is moved there and back (views); the last (stick) dim is refused, as
-        torch-spyre refuses it."""
+        """torch-spyre's spyre_flip: each dim reversed by an index_select along it with
+        descending positions (a gather; device coordinates only ascend); the last (stick) dim
+        is refused, as torch-spyre refuses it."""
         x, rank = args[0], len(shape)
         dims = sorted({d % rank for d in args[1]})
         if rank - 1 in dims and shape[-1] > 1:
@@ -366,11 +365,7 @@ class _GraphBuilder:
             name = f"{node.name}_reversed{d}"
             self.tensors.append({"name": name, "shape": [shape[d]], "dtype": "int32", "role": "weight"})
             self.made_weights[name] = np.arange(shape[d] - 1, -1, -1, dtype=np.float32)
-            order = [d] + [i for i in range(rank) if i != d]
-            moved = x if d == 0 else self.emit("permute", [x], f"{node.name}_moved{d}", {"dims": order})
-            picked = self.emit("index_select", [moved, name], f"{node.name}_picked{d}", {"dim": 0})
-            back = [order.index(i) for i in range(rank)]
-            x = picked if d == 0 else self.emit("permute", [picked], f"{node.name}_back{d}", {"dims": back})
+            x = self.emit("index_select", [x, name], f"{node.name}_picked{d}", {"dim": d})
         return self.emit("clone", [x], node.name)
 
     def unfold(self, node, args, shape):

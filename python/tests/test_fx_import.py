@@ -500,6 +500,33 @@ def test_flip_pad_unfold_and_fills_match_the_cpu(tmp_path):
     assert sum('"indirectAccessIndexLabeledDs"' in text for text in sdscs) == 2
 
 
+# torch-spyre's test_flip_cpu param sets (tests/inductor/test_inductor_ops.py, bdc905f): name,
+# dims, shape; its two expected failures (stick-dim reversals) are refused here.
+TORCH_SPYRE_FLIPS = [("2d_dim_0", [0], (67, 256)), ("2d_dim_neg2", [-2], (67, 256)),
+                     ("2d_dim_0_aligned", [0], (64, 256)), ("3d_dim_0", [0], (3, 5, 256)),
+                     ("3d_dim_1", [1], (3, 5, 256)), ("3d_dim_0_1", [0, 1], (3, 5, 256)),
+                     ("4d_dim_0_2", [0, 2], (2, 3, 5, 256)), ("2d_size1_dim_0", [0], (1, 256)),
+                     ("2d_no_dims", [], (67, 256))]
+
+
+@pytest.mark.parametrize("name, dims, shape", TORCH_SPYRE_FLIPS, ids=[c[0] for c in TORCH_SPYRE_FLIPS])
+def test_torch_spyre_flip_cases(tmp_path, name, dims, shape):
+    class Flip(torch.nn.Module):
+        def forward(self, x):
+            return torch.flip(x, dims)
+
+    torch.manual_seed(11)
+    x = torch.randn(*shape)
+    compiled = spyre_sim.compile(Flip(), (x,), str(tmp_path))
+    errors, _ = compiled.compare(x)
+    assert max(errors.values()) < 2 ** -9, (name, errors)  # rows copied: only DLFloat16 rounding
+    # As spyre_flip: one gather along each reversed dim longer than 1, no moves between them.
+    graph = json.loads((tmp_path / "graph.json").read_text())
+    reversed_dims = sorted(d % len(shape) for d in dims if shape[d] > 1)
+    assert [op["attrs"]["dim"] for op in graph["ops"] if op["op"] == "index_select"] == reversed_dims, name
+    assert not any(op["op"] == "permute" for op in graph["ops"]), name
+
+
 def test_what_the_card_cannot_rearrange_is_refused_in_one_line(tmp_path):
     class FlipLast(torch.nn.Module):
         def forward(self, x):
@@ -511,6 +538,11 @@ def test_what_the_card_cannot_rearrange_is_refused_in_one_line(tmp_path):
 
     with pytest.raises(spyre_sim.SpyreError, match=r"aten\.flip\.default \(the last \(stick\) dim"):
         spyre_sim.compile(FlipLast(), (torch.randn(8, 64),), str(tmp_path / "a"))
+    # torch-spyre's expected failures: 2d_dim_1_stick and 1d_stick.
+    with pytest.raises(spyre_sim.SpyreError, match=r"the last \(stick\) dim"):
+        spyre_sim.compile(FlipLast(), (torch.randn(67, 256),), str(tmp_path / "c"))
+    with pytest.raises(spyre_sim.SpyreError, match=r"the last \(stick\) dim"):
+        spyre_sim.compile(FlipLast(), (torch.randn(256),), str(tmp_path / "d"))
     with pytest.raises(spyre_sim.SpyreError, match="must fill whole sticks"):
         spyre_sim.compile(PadInsideAStick(), (torch.randn(8, 64),), str(tmp_path / "b"))
 
