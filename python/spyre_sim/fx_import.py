@@ -172,6 +172,11 @@ class _GraphBuilder:
             if view in _VIEWS | _GRAPH_VIEWS and self.value.get(target) != self.value.get(target.args[0]):
                 return self.refuse(node, f"in place on a view ({view}) of '{target.args[0].name}': its base would "
                                          "not see the update")
+        if isinstance(target, fx.Node):
+            stale = self.stale_views(node, target)
+            if stale:
+                return self.refuse(node, f"in place on '{target.name}' whose view '{stale}' is read after it: "
+                                         "the view would keep the old values")
         result = self.call_packet(node, packet[:-1])
         if isinstance(target, fx.Node) and result is not None:
             # Every name for the same tensor (a whole-range slice, an alias) reads the result.
@@ -181,6 +186,21 @@ class _GraphBuilder:
                     self.value[n] = result
             self.value[target] = result
         return result
+
+    def stale_views(self, node, target):
+        """A view of `target` made before the in-place `node` (its own graph tensor, not the same
+        name) and read after it: torch would show it the update, the graph would not. Returns
+        its node name, or None."""
+        order = {n: i for i, n in enumerate(self.graph_module.graph.nodes)}
+        for view in target.users:
+            if view is node or order[view] > order[node] or view not in self.value:
+                continue
+            packet = getattr(getattr(view.target, "overloadpacket", None), "__name__", None)
+            if packet not in _VIEWS | _GRAPH_VIEWS or self.value[view] == self.value.get(target):
+                continue
+            if any(order[user] > order[node] for user in view.users):
+                return view.name
+        return None
 
     def call_packet(self, node, packet):
         target = node.target

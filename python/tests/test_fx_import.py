@@ -472,8 +472,16 @@ def test_index_put_beyond_one_row_index_is_refused_in_one_line(tmp_path):
     with pytest.raises(spyre_sim.SpyreError, match="with accumulate"):
         spyre_sim.compile(Accumulate(), (torch.randn(8, 64), torch.tensor([1, 2]), torch.randn(2, 64)),
                           str(tmp_path))
+    class ViewReadAfter(torch.nn.Module):  # the view would have kept x's old values
+        def forward(self, x):
+            v = x.view(4, 512)
+            x.mul_(2.0)
+            return v + 0.0
+
     with pytest.raises(spyre_sim.SpyreError, match=r"in place on a view \(slice\).*its base would not see the update"):
         spyre_sim.compile(PartOfIt(), (torch.randn(8, 256),), str(tmp_path / "part"))
+    with pytest.raises(spyre_sim.SpyreError, match="whose view 'view' is read after it"):
+        spyre_sim.compile(ViewReadAfter(), (torch.randn(8, 256),), str(tmp_path / "view"))
 
 
 class Rearrangements(torch.nn.Module):
