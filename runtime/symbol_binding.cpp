@@ -56,14 +56,14 @@ std::shared_ptr<Sdsc> bound_copy(const Sdsc& s, const SymbolValues& values) {
 
 }  // namespace
 
-void bind_symbols(Program& program, const SymbolValues& values) {
+void bind_symbols(Program& program, const SymbolValues& values, bool unknown_symbols_ok) {
   if (values.empty()) return;
   std::set<std::string> known;
   for (const auto& k : program.kernels) {
     for (const auto& sym : k.sdsc->symbolic_dims) known.insert(sym.symbol);
   }
   for (const auto& [name, value] : values) {
-    if (!known.count(name))
+    if (!known.count(name) && !unknown_symbols_ok)
       fail(
           "", "--dim " + name,
           "no kernel has a dim sized by symbol '" + name + "' (the program's: " +

@@ -22,11 +22,12 @@ using SymbolValues = std::map<std::string, int64_t>;
 std::pair<std::string, int64_t> parse_symbol_value(const std::string& text, const std::string& flag);
 
 // Binds the symbols `values` names in every kernel of `program` (SymbolicDim::bound).
-// Throws SpyreError, one line: a symbol no kernel has; a value above a
+// Throws SpyreError, one line: a symbol no kernel has (unless
+// `unknown_symbols_ok`: one program of several, a kernel cache); a value above a
 // kernel's maximum, below 1 or not a multiple of its granularity; a bound dim
 // split over cores (its per-core start addresses were written for the
 // maximum, and torch-spyre's runtime leaves where a smaller slice starts open)
 // or padded to whole sticks (coordinateMasking_).
-void bind_symbols(Program& program, const SymbolValues& values);
+void bind_symbols(Program& program, const SymbolValues& values, bool unknown_symbols_ok = false);
 
 }  // namespace spyre

@@ -44,7 +44,7 @@ RunOutcome run_bundle(const RunOptions& o) {
   if (!o.report_path.empty()) check_output_file(o.report_path, "--report");
   const ArchConfig arch = load_arch(o.arch_path, o.arch_overrides);
   Program program = load_program(o.bundle, arch.limits());
-  bind_symbols(program, o.symbols);
+  bind_symbols(program, o.symbols, o.unknown_symbols_ok);
   const bool functional = !o.inputs_dir.empty() || o.fill.has_value() || !o.input_arrays.empty();
   if (!functional && (!o.outputs_dir.empty() || !o.expect_dir.empty())) {
     fail("", "--outputs/--expect",

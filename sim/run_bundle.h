@@ -29,10 +29,11 @@ struct RunOptions {
   std::string report_path, trace_path;
   std::string arch_path;  // empty: built-in spyre.json
   std::vector<std::string> arch_overrides;
-  bool vf = false;               // LX wiped at every bundle boundary (VF multi-tenancy)
-  MeasurementProtocol protocol;  // runs before the measured one (steady state), and between them
-  int sample_repeats = 0;        // --sample-repeats (SimulateOptions::sample_repeats)
-  SymbolValues symbols;          // --dim NAME=VALUE: symbolic dims bound (runtime/symbol_binding.h)
+  bool vf = false;                  // LX wiped at every bundle boundary (VF multi-tenancy)
+  MeasurementProtocol protocol;     // runs before the measured one (steady state), and between them
+  int sample_repeats = 0;           // --sample-repeats (SimulateOptions::sample_repeats)
+  SymbolValues symbols;             // --dim NAME=VALUE: symbolic dims bound (runtime/symbol_binding.h)
+  bool unknown_symbols_ok = false;  // a kernel cache's kernel: a symbol it lacks is another kernel's
 };
 
 struct RunOutcome {

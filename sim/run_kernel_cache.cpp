@@ -138,12 +138,23 @@ CacheRun run_kernel_cache(const RunOptions& options, const std::string& order_fi
     if (!o.expect_dir.empty() && !fs::is_directory(o.expect_dir)) o.expect_dir.clear();  // no references for it
     o.report_path = with_kernel(options.report_path, kernel);
     o.trace_path = with_kernel(options.trace_path, kernel);
+    o.unknown_symbols_ok = true;  // checked over the whole cache below
     CacheKernelRun k{kernel, run_bundle(o)};
     run.total_latency_us += k.outcome.report.latency_us;
     run.total_hbm_read_bytes += k.outcome.report.hbm_read_bytes;
     run.total_hbm_write_bytes += k.outcome.report.hbm_write_bytes;
     run.total_hazards += k.outcome.report.hazards.size();
     run.kernels.push_back(std::move(k));
+  }
+  for (const auto& [name, value] : options.symbols) {
+    bool bound = false;
+    for (const auto& k : run.kernels) {
+      for (const auto& kr : k.outcome.report.kernels) {
+        for (const auto& d : kr.symbolic_dims) bound = bound || (d.symbol == name && d.bound > 0);
+      }
+    }
+    if (!bound)
+      fail("", "--dim " + name, "no kernel of " + options.bundle + " has a dim sized by symbol '" + name + "'");
   }
   if (!options.report_path.empty()) write_json_file(options.report_path, cache_report_to_json(run));
   return run;

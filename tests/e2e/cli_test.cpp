@@ -335,6 +335,16 @@ TEST(Cli, RunBindsSymbolicDims) {
                 .find("unsupported: binding s0 sizes dim 'c0', which is split over 2 "
                       "work slices"),
             std::string::npos);
+  // A kernel cache: each kernel binds the symbols it has; one no kernel has is one line.
+  const auto recursive = std::filesystem::copy_options::recursive;
+  std::filesystem::create_directories(dir.file("cache"));
+  std::filesystem::copy(dir.file("abs"), dir.file("cache/sdsc_abs_0_a"), recursive);
+  std::filesystem::copy(bundle_path("seed-abs"), dir.file("cache/sdsc_seed_1_b"), recursive);
+  const auto cached = run_cli("run " + dir.file("cache") + " --fill -2 --dim s0=24 --report " + dir.file("c.json"));
+  ASSERT_EQ(cached.exit_code, 0) << cached.output;
+  EXPECT_EQ(read_json_file(dir.file("c.sdsc_abs_0_a.json"))["kernels"][0]["hbm_read_bytes"], 24 * 128 * 2);
+  EXPECT_NE(error(dir.file("cache"), "--dim s9=8").find("--dim s9: no kernel of " + dir.file("cache")),
+            std::string::npos);
 }
 
 // The README's own example: DLFloat16 results near zero come from cancelling
