@@ -295,6 +295,31 @@ std::vector<OpInfo> builtin_rows() {
       }(),
       // PT array. Its values come from the executor's matmul (tests/e2e: mm, bmm).
       base("batchmatmul", "", K::Matmul, 2, 2, U::PT, S::Simple),
+      // Windowed ops (torch-spyre's aten.convolution direct lowering, spyre.conv2d
+      // for depthwise, avg_pool2d): their activation is read through the
+      // windows of N_.paddingSizes_. conv2d is a matmul contracting the input
+      // channels and the window (its values: the executor's matmul);
+      // depthwise conv reduces the product of activation and weight over the
+      // window into its output (listed among its inputs, as torch-spyre feeds
+      // it back); avgpool the window's mean, its scale the constant nmap
+      // (1 / window elements).
+      [] {
+        OpInfo op = base("conv2d", "", K::Matmul, 2, 2, U::PT, S::Simple);
+        op.windowed = true;
+        return op;
+      }(),
+      [&] {
+        OpInfo op = base("depthwiseconv2dnative", "", K::Reduction, 3, 3, U::SFU, S::Reduce);
+        op.reduce = R::Sum;
+        op.windowed = true;
+        op.oracle = {sum_case};  // of the products the executor forms
+        return op;
+      }(),
+      [&] {
+        OpInfo op = reduction("avgpoolfwd", "", S::Reduce, R::Mean, {mean_case}, "", {{"nmap", "", 1.0f, true}});
+        op.windowed = true;
+        return op;
+      }(),
   };
   // abs runs on the PT array in torch-spyre's codegen (exUnit "pt").
   for (auto& op : rows) {

@@ -102,6 +102,7 @@ struct OpInfo {
   bool nonstick_only = false;
   bool moment_pair_input = false;  // reads exx2's stick: lane 0 E[x], lane 1 E[x^2] as two inputs
   bool topk_indices = false;       // TopK: writes the positions of the k largest (topkindex), not their values
+  bool windowed = false;           // reads its activation through N_.paddingSizes_ windows (conv, pool)
   std::vector<OracleCase> oracle;
 };
 

@@ -141,7 +141,10 @@ class Binder {
     // A masked dim's padding is the device's, not the host's.
     for (const auto& d : h.dims) {
       const auto masked = sdsc.masking.find(d);
-      const int64_t size = masked != sdsc.masking.end() ? masked->second.first : sdsc.size.at(d);
+      const WindowedDim* window = sdsc.window_of(lds, d);  // an input read through a window: its whole span
+      const int64_t size = window                         ? window->total_size
+                           : masked != sdsc.masking.end() ? masked->second.first
+                                                          : sdsc.size.at(d);
       h.shape.push_back(t.scale.at(d) == DimScale::Normal ? size : 1);
     }
   }

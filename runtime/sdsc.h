@@ -94,6 +94,20 @@ struct Gather {
   bool scatter = false;  // the value tensor is the op's output, written through the index
 };
 
+// N_.paddingSizes_ (torch-spyre's windowed ops: conv2d, depthwiseconv2dnative,
+// avgpoolfwd): an output dim (i, j) whose input coordinate is
+// dim * stride + window_dim * dilation - pad_front, the window (ki, kj) an
+// iteration dim of its own. The inputs the op reads through it (the
+// activation: it has `dim`, not `window_dim`) span total_size along `dim`.
+struct WindowedDim {
+  std::string dim;         // the output-spatial dim
+  std::string window_dim;  // windowDim_
+  int64_t stride = 1, dilation = 1, pad_front = 0, pad_back = 0;
+  int64_t total_size = 0;  // totalSize_: the input's extent along dim
+  // The input elements one core's part of `dim` (per_core outputs) reads.
+  int64_t span(int64_t outputs, int64_t window) const { return (outputs - 1) * stride + (window - 1) * dilation + 1; }
+};
+
 struct SdscConstant {
   std::string id;  // its key in constantInfo_ ("0", "1", ...), what maskingConstId_ names
   std::string name;
@@ -138,9 +152,19 @@ struct Sdsc {
   float mask_value = 0.0f;
   std::vector<Gather> gathers;  // at most one per SDSC
   std::vector<SymbolicDim> symbolic_dims;
+  std::vector<WindowedDim> windows;
+  // Per tensor, the windowed dims it is read through (an input that has the
+  // output-spatial dim but not its window dim); empty for every other tensor.
+  std::map<int, std::vector<std::string>> windowed;
 
   const SdscConstant* find_constant(const std::string& wanted) const;
   const PrimaryDsInfo& primary_of(int lds_index) const { return primary.at(tensors.at(lds_index).ds_type); }
+  // The tensor's elements vary along iteration dim `dim`: its scale_ is 1
+  // there, or `dim` is the window of a dim the tensor is read through.
+  bool reads_dim(int lds_index, const std::string& dim) const;
+  // The window `dim` is read through on tensor lds_index (as the dim or as
+  // its window dim); nullptr when none.
+  const WindowedDim* window_of(int lds_index, const std::string& dim) const;
   // "add", "mul+add", ... and "sfp", "pt", "pt+sfp" for reports.
   std::string op_summary() const;
   std::string unit_summary() const;

@@ -34,6 +34,23 @@ std::string Sdsc::unit_summary() const {
   return join(std::vector<std::string>(units.begin(), units.end()), "+");
 }
 
+const WindowedDim* Sdsc::window_of(int lds_index, const std::string& dim) const {
+  auto it = windowed.find(lds_index);
+  if (it == windowed.end()) return nullptr;
+  for (const auto& w : windows) {
+    if ((w.dim == dim || w.window_dim == dim) && std::count(it->second.begin(), it->second.end(), w.dim)) return &w;
+  }
+  return nullptr;
+}
+
+bool Sdsc::reads_dim(int lds_index, const std::string& dim) const {
+  const auto& scale = tensors.at(lds_index).scale;
+  auto it = scale.find(dim);
+  if (it != scale.end() && it->second == DimScale::Normal) return true;
+  const WindowedDim* w = window_of(lds_index, dim);
+  return w && w->window_dim == dim;
+}
+
 namespace {
 
 // N_ keys carry a trailing underscore ("mb_"); numWkSlicesPerDim_ keys do not.
@@ -162,6 +179,7 @@ class SdscParser {
     read_constants(dsc);
     read_compute_ops(dsc);
     read_masking(dsc);
+    read_windows(dsc);
     return std::move(sdsc_);
   }
 
@@ -473,6 +491,13 @@ class SdscParser {
       if (auto coords = node.find("coordinates_")) {
         if (auto slices = coords->find("coreIdToWkSlice_")) a.core_slices = read_core_slices(*slices);
       }
+      if (auto padding = node.find("padding_")) {  // a window's input: checked once the windows are read
+        if (!padding->is_object()) padding->error("expected an object of dim -> padding");
+        auto& marks =
+            padding_marks_.emplace(a.lds_index, std::make_pair(*padding, std::map<std::string, std::string>{}))
+                .first->second.second;
+        for (const auto& [dim, mark] : padding->members()) marks[dim_key(dim)] = mark.as_string();
+      }
       if (auto name = node.find("name_")) named[name->as_string()] = a.lds_index;
       allocations[a.lds_index] = a;
       filled[a.lds_index] = true;
@@ -568,6 +593,121 @@ class SdscParser {
   }
 
   // coordinateMasking_: {dim: [[valid, padding]]}, padding up to N_.
+  // N_.paddingSizes_: the windows of torch-spyre's conv2d, depthwise conv and
+  // avgpool (superdsc.py's _avgpool_sdsc_fields / _conv2d_sdsc_fields), the
+  // per-core copies in ss_ / el_, and the allocate nodes' padding_ marks.
+  void read_windows(const JsonNode& dsc) {
+    const JsonNode n = dsc.at("N_");
+    const auto sizes = n.find("paddingSizes_");
+    if (sizes) {
+      if (!sizes->is_object()) sizes->error("expected an object of dim -> window");
+      for (const auto& [key, node] : sizes->members()) sdsc_.windows.push_back(read_window(dim_key(key), node));
+    }
+    const JsonNode stage = dsc.at("dataStageParam_").at("0");
+    for (const char* level : {"ss_", "el_"}) {
+      const auto part = stage.find(level);
+      const auto per_core = part ? part->find("paddingSizes_") : std::nullopt;
+      if (per_core) check_per_core_windows(*per_core);
+    }
+    const bool windowed_op =
+        std::any_of(sdsc_.ops.begin(), sdsc_.ops.end(), [](const ComputeOp& op) { return op.info->windowed; });
+    if (!sdsc_.windows.empty() && !windowed_op)
+      sizes->error("windows, but no op reads through them (conv2d, depthwiseconv2dnative, avgpoolfwd)");
+    for (const auto& w : sdsc_.windows) {
+      bool read_through = false;
+      for (const auto& op : sdsc_.ops) {
+        for (int lds : op.inputs) {
+          if (std::count(op.outputs.begin(), op.outputs.end(), lds)) continue;  // a reduction's accumulator
+          const auto& scale = sdsc_.tensors[lds].scale;
+          auto normal = [&](const std::string& d) { return scale.count(d) && scale.at(d) == DimScale::Normal; };
+          if (!normal(w.dim) || normal(w.window_dim)) continue;
+          if (sdsc_.primary_of(lds).stick_dim == w.dim)
+            sizes->at(w.dim).error("'" + w.dim + "' is " + sdsc_.tensors[lds].name +
+                                   "'s stick dim (a window slides over a non-stick dim)");
+          auto& dims = sdsc_.windowed[lds];
+          if (!std::count(dims.begin(), dims.end(), w.dim)) dims.push_back(w.dim);
+          read_through = true;
+        }
+      }
+      if (!read_through)
+        sizes->at(w.dim).error("no input is read through the window of '" + w.dim + "' (one with '" + w.dim +
+                               "' and without '" + w.window_dim + "')");
+    }
+    for (const auto& [lds, marks] : padding_marks_) {
+      for (const auto& [dim, mark] : marks.second) {
+        const WindowedDim* w = sdsc_.window_of(lds, dim);
+        if (!w || w->dim != dim)
+          marks.first.at(dim).error("'" + dim + "' is not a dim " + sdsc_.tensors[lds].name +
+                                    " is read through a window");
+        if (mark != "padded_fullspan_wunneeded" && mark != "padded_nozeropad")
+          marks.first.at(dim).error("unknown padding '" + mark +
+                                    "' (expected padded_fullspan_wunneeded or padded_nozeropad)");
+      }
+    }
+  }
+
+  WindowedDim read_window(const std::string& dim, const JsonNode& node) const {
+    if (!node.is_object()) node.error("expected an object (windowDim_, stride_, totalSize_, ...)");
+    if (!sdsc_.size.count(dim)) node.error("dimension '" + dim + "' is not in N_");
+    WindowedDim w = read_window_fields(dim, node);
+    if (!sdsc_.size.count(w.window_dim) || w.window_dim == dim)
+      node.at("windowDim_").error("'" + w.window_dim + "' is not another dimension of N_");
+    constexpr int64_t kMaxStep = int64_t{1} << 20;
+    if (w.stride < 1 || w.stride > kMaxStep) node.at("stride_").error("a stride is 1 to 2^20");
+    if (w.dilation < 1 || w.dilation > kMaxStep) node.at("dilation_").error("a dilation is 1 to 2^20");
+    for (const char* key : {"padFront_", "padBack_"}) {
+      const auto pad = node.find(key);
+      const int64_t value = pad ? pad->as_int() : 0;
+      if (value != 0)
+        pad->error("unsupported: padding " + std::to_string(value) +
+                   " inside a window (torch-spyre's windowed ops refuse padding > 0 too)");
+    }
+    const int64_t window = sdsc_.size.at(w.window_dim);
+    const int64_t read = w.span(sdsc_.size.at(dim), window);
+    w.total_size = node.at("totalSize_").as_int();
+    if (w.total_size < read)
+      node.at("totalSize_")
+          .error(std::to_string(w.total_size) + " input elements, but " + std::to_string(sdsc_.size.at(dim)) +
+                 " outputs at stride " + std::to_string(w.stride) + " with a window of " + std::to_string(window) +
+                 " read " + std::to_string(read));
+    if (auto unneeded = node.find("unneededPad_")) {
+      if (unneeded->as_int() != w.total_size - read)
+        unneeded->error(std::to_string(unneeded->as_int()) + ", but the window reads " + std::to_string(read) +
+                        " of the " + std::to_string(w.total_size) + " input elements");
+    }
+    if (sdsc_.slices.at(w.window_dim) != 1)
+      node.at("windowDim_").error("unsupported: the window dim '" + w.window_dim + "' split over cores");
+    return w;
+  }
+
+  // A per-core window is the whole one, or its totalSize_ is what one core's
+  // part reads (depthwise conv writes the latter).
+  void check_per_core_windows(const JsonNode& node) const {
+    if (!node.is_object()) node.error("expected an object of dim -> window");
+    for (const auto& [key, entry] : node.members()) {
+      const std::string dim = dim_key(key);
+      auto it =
+          std::find_if(sdsc_.windows.begin(), sdsc_.windows.end(), [&](const WindowedDim& w) { return w.dim == dim; });
+      if (it == sdsc_.windows.end()) entry.error("'" + dim + "' has no window in N_'s paddingSizes_");
+      const WindowedDim mine = read_window_fields(dim, entry);
+      const int64_t own = it->span(sdsc_.per_core.at(dim), sdsc_.size.at(it->window_dim));
+      if (mine.window_dim != it->window_dim || mine.stride != it->stride || mine.dilation != it->dilation ||
+          (mine.total_size != it->total_size && mine.total_size != own))
+        entry.error("differs from N_'s window of '" + dim + "' (totalSize_ " + std::to_string(mine.total_size) +
+                    ": expected " + std::to_string(it->total_size) + " or one core's " + std::to_string(own) + ")");
+    }
+  }
+
+  static WindowedDim read_window_fields(const std::string& dim, const JsonNode& node) {
+    WindowedDim w;
+    w.dim = dim;
+    w.window_dim = dim_key(node.at("windowDim_").as_string());
+    w.stride = node.at("stride_").as_int();
+    if (auto d = node.find("dilation_")) w.dilation = d->as_int();
+    w.total_size = node.at("totalSize_").as_int();
+    return w;
+  }
+
   void read_masking(const JsonNode& dsc) {
     auto masking = dsc.find("coordinateMasking_");
     if (!masking || (masking->is_object() && masking->size() == 0)) return;
@@ -751,6 +891,8 @@ class SdscParser {
   const Json& doc_;
   std::string file_;
   Sdsc sdsc_;
+  // Allocate nodes' padding_ (the node, and dim -> mark), checked against the windows.
+  std::map<int, std::pair<JsonNode, std::map<std::string, std::string>>> padding_marks_;
 };
 
 }  // namespace

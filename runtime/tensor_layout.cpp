@@ -243,6 +243,10 @@ DimMap extents_under(const Sdsc& sdsc, int lds_index, bool per_core, const DimMa
       }
       n /= s;
     }
+    // An input read through a window spans the input elements its outputs read.
+    if (const WindowedDim* w = sdsc.window_of(lds_index, d)) {
+      n = per_core ? w->span(n, sdsc.size.at(w->window_dim)) : w->total_size;
+    }
     extents[d] = n;
   }
   return extents;
@@ -253,7 +257,9 @@ Box box_under(const Sdsc& sdsc, int lds_index, const DimMap& extent, const DimMa
   box.extent = extent;
   for (const auto& [d, scale] : sdsc.tensors.at(lds_index).scale) {
     const int64_t index = scale == DimScale::Normal && slice.count(d) ? slice.at(d) : 0;
-    box.origin[d] = index * box.extent.at(d);
+    // Through a window a slice's outputs start `stride` input elements apart each.
+    const WindowedDim* w = sdsc.window_of(lds_index, d);
+    box.origin[d] = w ? index * sdsc.size.at(d) / sdsc.slices.at(d) * w->stride : index * box.extent.at(d);
   }
   return box;
 }

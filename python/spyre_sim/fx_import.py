@@ -243,6 +243,11 @@ class _GraphBuilder:
             return self.emit(packet, [args[0]], out)  # of the whole tensor (with a dim torch returns indices too)
         if packet in ("max", "min") and target.__name__.split(".")[-1] == "dim":
             return self.extreme_along(node, packet, args, kwargs)
+        if packet == "aminmax":  # (min, max): torch-spyre decomposes it into its amin and amax
+            names = [f"{node.name}_0", f"{node.name}_1"]
+            for name, op in zip(names, ("amin", "amax")):
+                self.reduction(node, op, [args[0], kwargs.get("dim"), kwargs.get("keepdim", False)], {}, name)
+            return names
         if packet == "prod":
             attrs = {"dim": args[1]} if len(args) > 1 else {}
             if len(args) > 2 and args[2]:
@@ -445,7 +450,7 @@ class _GraphBuilder:
             return self.emit(op, [a], out, {"scalar": float(b)})
         return self.emit(op, [a, b], out)
 
-    def reduction(self, node, op, args, kwargs):
+    def reduction(self, node, op, args, kwargs, name=None):
         attrs = {}
         dims = args[1] if len(args) > 1 else kwargs.get("dim")
         if dims is not None and dims != []:
@@ -453,7 +458,7 @@ class _GraphBuilder:
         keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
         if keepdim:
             attrs["keepdim"] = True
-        return self.emit(op, [args[0]], node.name, attrs)
+        return self.emit(op, [args[0]], name or node.name, attrs)
 
     def vector_norm(self, node, args, kwargs):
         order = args[1] if len(args) > 1 else kwargs.get("ord", 2)

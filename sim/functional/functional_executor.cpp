@@ -63,6 +63,19 @@ Operand make_operand(DeviceMemory& memory, const Kernel& k, int lds, int core, c
   for (size_t i = 0; i < s.dims.size(); ++i) {
     auto& table = op.along[i];
     table.assign(static_cast<size_t>(box.extent[i]), 0);
+    if (const WindowedDim* w = s.window_of(lds, s.dims[i])) {
+      // Read through a window: an output coordinate steps `stride` input
+      // elements, a window coordinate `dilation` (the reader checked that the
+      // dim is not a stick dim, so offsets add).
+      // An LX input holds only the core's span, from its first output's first element.
+      const bool window = w->window_dim == s.dims[i];
+      const LayoutDim* dim = b.layout.find(w->dim);
+      const int64_t first = b.component == MemComponent::Hbm && !window ? box.origin[i] : 0;
+      for (int64_t j = 0; j < box.extent[i]; ++j)
+        table[static_cast<size_t>(j)] = b.layout.offset_along(*dim, (first + j) * (window ? w->dilation : w->stride));
+      op.has_dim[i] = true;
+      continue;
+    }
     auto scale = t.scale.find(s.dims[i]);
     if (scale == t.scale.end() || scale->second != DimScale::Normal) continue;
     const LayoutDim* dim = b.layout.find(s.dims[i]);
@@ -292,28 +305,28 @@ void combine_and_store(DeviceMemory& memory, const Kernel& k, int out_lds, Reduc
 void run_reduction(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
   const Sdsc& s = *k.sdsc;
   const int out_lds = op.outputs[0];
-  int in_lds = -1;
+  // Two inputs besides the output (depthwise conv: activation and weight):
+  // the reduction runs over their product.
+  std::vector<int> in_lds;
   for (int lds : op.inputs) {
-    if (lds != out_lds) in_lds = lds;
+    if (lds != out_lds) in_lds.push_back(lds);
   }
-  if (in_lds < 0) fail(s.file, op.path, "reduction without an input besides its output");
+  if (in_lds.empty()) fail(s.file, op.path, "reduction without an input besides its output");
   const ReduceOp r = reduce_op_of(s, op);
-  const LabeledDs& out_t = s.tensors[out_lds];
-  const LabeledDs& in_t = s.tensors[in_lds];
-  // Reduced dims: the input has them, the output does not (scale -1/-2).
+  // Reduced dims: an input has them, the output does not (scale -1/-2).
   std::vector<bool> reduced(s.dims.size()), skip(s.dims.size());
   for (size_t i = 0; i < s.dims.size(); ++i) {
-    auto o = out_t.scale.find(s.dims[i]);
-    auto n = in_t.scale.find(s.dims[i]);
-    const bool in_normal = n != in_t.scale.end() && n->second == DimScale::Normal;
-    const bool out_normal = o != out_t.scale.end() && o->second == DimScale::Normal;
+    const bool in_normal =
+        std::any_of(in_lds.begin(), in_lds.end(), [&](int lds) { return s.reads_dim(lds, s.dims[i]); });
+    const bool out_normal = s.reads_dim(out_lds, s.dims[i]);
     reduced[i] = in_normal && !out_normal;
     skip[i] = !in_normal && !out_normal;  // broadcast in both: one element, not repeated
   }
   Partials partials;
   for (int core : s.core_ids) {
     const IterBox box = iteration_box(s, core);
-    const Operand in = make_operand(memory, k, in_lds, core, box);
+    std::vector<Operand> in;
+    for (int lds : in_lds) in.push_back(make_operand(memory, k, lds, core, box));
     const Operand out = make_operand(memory, k, out_lds, core, box);
     std::vector<int64_t> kept_extent = box.extent, reduced_extent = box.extent;
     std::vector<bool> kept_mask(s.dims.size()), reduced_mask(s.dims.size());
@@ -324,11 +337,14 @@ void run_reduction(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
       reduced_mask[i] = reduced[i];
     }
     auto& list = partials[core];
+    std::vector<int64_t> in_base(in.size());
     for_each_point(kept_extent, [&](const std::vector<int64_t>& kept) {
-      const int64_t in_base = offset_at(in, kept, kept_mask);
+      for (size_t j = 0; j < in.size(); ++j) in_base[j] = offset_at(in[j], kept, kept_mask);
       ReduceAccumulator acc;
       for_each_point(reduced_extent, [&](const std::vector<int64_t>& red) {
-        reduce_accumulate(r, acc, in.load(in_base + offset_at(in, red, reduced_mask)));
+        float value = in[0].load(in_base[0] + offset_at(in[0], red, reduced_mask));
+        for (size_t j = 1; j < in.size(); ++j) value *= in[j].load(in_base[j] + offset_at(in[j], red, reduced_mask));
+        reduce_accumulate(r, acc, value);
       });
       list.emplace_back(offset_at(out, kept, kept_mask), acc);
     });
@@ -390,10 +406,7 @@ void run_matmul(DeviceMemory& memory, const Kernel& k, const ComputeOp& op) {
   std::vector<Role> roles(s.dims.size());
   std::vector<bool> reduced(s.dims.size());
   for (size_t i = 0; i < s.dims.size(); ++i) {
-    auto has = [&](int lds) {
-      auto it = s.tensors[lds].scale.find(s.dims[i]);
-      return it != s.tensors[lds].scale.end() && it->second == DimScale::Normal;
-    };
+    auto has = [&](int lds) { return s.reads_dim(lds, s.dims[i]); };
     const bool in_a = has(la), in_b = has(lb), in_c = has(lc);
     Role role = None;
     if (in_a && in_b && in_c)

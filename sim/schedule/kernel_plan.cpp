@@ -66,7 +66,7 @@ bool is_broadcast_operand(const Sdsc& s, int lds) {
     if (scale != DimScale::Normal && s.per_core.at(d) > 1) return true;
   }
   for (const auto& d : s.dims) {
-    if (!s.tensors[lds].scale.count(d) && s.per_core.at(d) > 1) return true;
+    if (!s.tensors[lds].scale.count(d) && !s.reads_dim(lds, d) && s.per_core.at(d) > 1) return true;
   }
   return false;
 }
@@ -76,15 +76,10 @@ std::vector<bool> reduced_dims(const Sdsc& s) {
   std::vector<bool> reduced(s.dims.size(), false);
   for (const auto& op : s.ops) {
     if (op.info->kind != OpKind::Reduction && op.info->kind != OpKind::Matmul) continue;
-    const LabeledDs& out = s.tensors[op.outputs[0]];
     for (size_t i = 0; i < s.dims.size(); ++i) {
-      auto it = out.scale.find(s.dims[i]);
-      const bool out_normal = it != out.scale.end() && it->second == DimScale::Normal;
-      if (out_normal) continue;
+      if (s.reads_dim(op.outputs[0], s.dims[i])) continue;
       for (int in : op.inputs) {
-        if (in == op.outputs[0]) continue;
-        auto n = s.tensors[in].scale.find(s.dims[i]);
-        if (n != s.tensors[in].scale.end() && n->second == DimScale::Normal) reduced[i] = true;
+        if (in != op.outputs[0] && s.reads_dim(in, s.dims[i])) reduced[i] = true;
       }
     }
   }
@@ -219,7 +214,11 @@ void plan_streaming(const Kernel& k, const ArchConfig& arch, KernelWork& w, Core
   for (const auto& op : s.ops) {
     const bool reduction = op.info->kind == OpKind::Reduction;
     int64_t elems = 0;
-    if (reduction) {
+    if (reduction && op.info->windowed) {
+      // Every output reads its whole window: the iteration space, not the input's span.
+      elems = 1;
+      for (const auto& d : s.dims) elems *= s.per_core.at(d);
+    } else if (reduction) {
       for (int in : op.inputs) {
         if (in != op.outputs[0]) elems = std::max(elems, op_elements(k, in, core));
       }
@@ -287,10 +286,7 @@ struct MatmulDims {
 };
 
 MatmulDims matmul_dims(const Sdsc& s, int la, int lb, int lc) {
-  auto normal = [&](int lds, const std::string& d) {
-    auto it = s.tensors[lds].scale.find(d);
-    return it != s.tensors[lds].scale.end() && it->second == DimScale::Normal;
-  };
+  auto normal = [&](int lds, const std::string& d) { return s.reads_dim(lds, d); };
   MatmulDims md;
   for (const auto& d : s.dims) {
     const bool a = normal(la, d), b = normal(lb, d), c = normal(lc, d);

@@ -1,0 +1,147 @@
+// torch-spyre's windowed ops (conv2d on the PT array, depthwise conv and
+// avgpool on the SFU) run from the hand-written kernels of
+// models/bundles/hand-written (scripts/hand_written_windowed_kernels.py): their
+// values against a direct loop over the window, their bytes as each core's
+// span of the input (halos included), and the reader's refusals.
+
+#include <gtest/gtest.h>
+
+#include "e2e_support.h"
+#include "runtime/error.h"
+#include "runtime/numerics.h"
+#include "runtime/sdsc.h"
+
+namespace spyre::test {
+namespace {
+
+// Host arrays: N_ order without the stick dim, the stick dim last (the
+// inputs are rounded to DLFloat16 on the device, so the reference rounds them too).
+struct Shape4 {
+  int64_t a, b, c;
+  int64_t at(int64_t i, int64_t j, int64_t k) const { return (i * b + j) * c + k; }
+};
+
+std::vector<float> rounded(const std::vector<float>& v) {
+  std::vector<float> out;
+  for (float x : v) out.push_back(round_dl16(x));
+  return out;
+}
+
+sim::RunOutcome timed(const std::string& name) {
+  sim::RunOptions o;
+  o.bundle = bundle_path("hand-written/" + name);
+  auto r = sim::run_bundle(o);
+  expect_invariants_hold(r.report, name);
+  return r;
+}
+
+// conv2d 1x64x13x13, 128 filters of 3x3, stride 2: out[i][j][o] =
+// sum over c, ki, kj of x[2i + ki][2j + kj][c] * w[c][ki][kj][o].
+TEST(WindowedOps, Conv2dContractsChannelsAndWindowAtItsStride) {
+  const std::string bundle = bundle_path("hand-written/conv2d_k3_s2");
+  const auto inputs = random_inputs(load_bundle(bundle), -1, 1, 11);
+  const auto r = run_functional(bundle, inputs);
+  const auto x = rounded(inputs.at("arg0")), w = rounded(inputs.at("arg1"));
+  ASSERT_EQ(x.size(), 13u * 13u * 64u);
+  ASSERT_EQ(w.size(), 64u * 3u * 3u * 128u);
+  const Shape4 xs{13, 13, 64}, ys{6, 6, 128};
+  std::vector<double> want(6 * 6 * 128, 0.0);
+  for (int64_t i = 0; i < 6; ++i)
+    for (int64_t j = 0; j < 6; ++j)
+      for (int64_t o = 0; o < 128; ++o) {
+        double acc = 0;
+        for (int64_t c = 0; c < 64; ++c)
+          for (int64_t ki = 0; ki < 3; ++ki)
+            for (int64_t kj = 0; kj < 3; ++kj)
+              acc += double(x[xs.at(2 * i + ki, 2 * j + kj, c)]) * w[((c * 3 + ki) * 3 + kj) * 128 + o];
+        want[ys.at(i, j, o)] = acc;
+      }
+  EXPECT_LE(worst_excess(r.outputs.at("arg2"), want, 4e-3), 2e-2);
+  // Each of the 2 cores reads the whole 13x13 input and its half of the weight.
+  const auto t = timed("conv2d_k3_s2");
+  EXPECT_EQ(t.report.hbm_read_bytes, 2 * 13 * 13 * 64 * 2 + 64 * 9 * 128 * 2);
+  EXPECT_EQ(t.report.hbm_write_bytes, 6 * 6 * 128 * 2);
+  EXPECT_EQ(t.report.kernels.at(0).unit, "pt");
+}
+
+// Depthwise 3x3 over 64 channels of 30x30: each of 2 cores computes 14 output
+// rows from its 16 input rows (2 rows of halo read by both).
+TEST(WindowedOps, DepthwiseConvReducesEachChannelsWindowWithHalos) {
+  const std::string bundle = bundle_path("hand-written/depthwise_conv2d_k3");
+  const auto inputs = random_inputs(load_bundle(bundle), -1, 1, 12);
+  const auto r = run_functional(bundle, inputs);
+  const auto x = rounded(inputs.at("arg0")), w = rounded(inputs.at("arg1"));
+  ASSERT_EQ(x.size(), 30u * 30u * 64u);
+  ASSERT_EQ(w.size(), 3u * 3u * 64u);
+  const Shape4 xs{30, 30, 64}, ws{3, 3, 64}, ys{28, 28, 64};
+  std::vector<double> want(28 * 28 * 64, 0.0);
+  for (int64_t i = 0; i < 28; ++i)
+    for (int64_t j = 0; j < 28; ++j)
+      for (int64_t c = 0; c < 64; ++c) {
+        double acc = 0;
+        for (int64_t ki = 0; ki < 3; ++ki)
+          for (int64_t kj = 0; kj < 3; ++kj) acc += double(x[xs.at(i + ki, j + kj, c)]) * w[ws.at(ki, kj, c)];
+        want[ys.at(i, j, c)] = acc;
+      }
+  EXPECT_LE(worst_excess(r.outputs.at("arg2"), want, 4e-3), 1e-2);
+  const auto t = timed("depthwise_conv2d_k3");
+  EXPECT_EQ(t.report.hbm_read_bytes, 2 * (16 * 30 * 64 * 2) + 2 * (9 * 128));
+  EXPECT_EQ(t.report.hbm_write_bytes, 28 * 28 * 64 * 2);
+}
+
+// avg_pool2d(x, 2) on 2x64x8x8: the mean of each 2x2 window (the window's sum
+// times nmap = 1/4), the batch over 2 cores.
+TEST(WindowedOps, AvgPoolIsTheWindowsMeanThroughNmap) {
+  const std::string bundle = bundle_path("hand-written/avg_pool2d_k2");
+  const auto inputs = random_inputs(load_bundle(bundle), -4, 4, 13);
+  const auto r = run_functional(bundle, inputs);
+  const auto x = rounded(inputs.at("arg0"));
+  ASSERT_EQ(x.size(), 2u * 8u * 8u * 64u);
+  std::vector<double> want(2 * 4 * 4 * 64, 0.0);
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 4; ++j)
+        for (int64_t c = 0; c < 64; ++c) {
+          double acc = 0;
+          for (int64_t ki = 0; ki < 2; ++ki)
+            for (int64_t kj = 0; kj < 2; ++kj) acc += x[((n * 8 + 2 * i + ki) * 8 + 2 * j + kj) * 64 + c];
+          want[((n * 4 + i) * 4 + j) * 64 + c] = acc / 4;
+        }
+  EXPECT_LE(worst_excess(r.outputs.at("arg1"), want, 4e-3), 1e-6);
+  const auto t = timed("avg_pool2d_k2");
+  EXPECT_EQ(t.report.hbm_read_bytes, 2 * 8 * 8 * 64 * 2);
+  EXPECT_EQ(t.report.hbm_write_bytes, 2 * 4 * 4 * 64 * 2);
+}
+
+// The window fields a kernel may not have: each one line naming the field.
+TEST(WindowedOps, ReaderRefusesWindowsItCannotRun) {
+  const std::string file = bundle_path("hand-written/avg_pool2d_k2/sdsc_0.json");
+  auto refused = [&](const std::function<void(Json&)>& edit) {
+    Json doc = read_json_file(file);
+    edit(doc["0_avgpoolfwd"]["dscs_"][0]["avgpoolfwd"]);
+    return error_of([&] { parse_sdsc(doc, "sdsc_0.json"); });
+  };
+  EXPECT_NE(refused([](Json& d) {
+              d["N_"]["paddingSizes_"]["i"]["padFront_"] = 1;
+            }).find("$.0_avgpoolfwd.dscs_[0].avgpoolfwd.N_.paddingSizes_.i.padFront_: unsupported: padding 1"),
+            std::string::npos);
+  EXPECT_NE(refused([](Json& d) {
+              d["N_"]["paddingSizes_"]["i"]["totalSize_"] = 6;
+            }).find("6 input elements, but 4 outputs at stride 2 with a window of 2 read 8"),
+            std::string::npos);
+  EXPECT_NE(refused([](Json& d) {
+              d["N_"]["paddingSizes_"]["j"]["windowDim_"] = "j";
+            }).find("'j' is not another dimension of N_"),
+            std::string::npos);
+  EXPECT_NE(refused([](Json& d) {
+              d["dataStageParam_"]["0"]["ss_"]["paddingSizes_"]["i"]["stride_"] = 1;
+            }).find("differs from N_'s window of 'i'"),
+            std::string::npos);
+  EXPECT_NE(refused([](Json& d) { d["scheduleTree_"][0]["padding_"]["i"] = "zeros"; }).find("unknown padding 'zeros'"),
+            std::string::npos);
+  EXPECT_NE(refused([](Json& d) { d["computeOp_"][0]["opFuncName"] = "sumnonstick"; }).find("no op reads through them"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace spyre::test
