@@ -173,12 +173,14 @@ class SdscWriter {
       per_core.push_back(space_.dims[i].size / slices_[i]);
     }
     d["N_"] = dims_with_sizes(full, "n");
+    if (!space_.windows.empty()) d["N_"]["paddingSizes_"] = padding_sizes();
     d["coordinateMasking_"] = Json::object();
     d["maskingConstId_"] = -1;
     Json stage = dims_with_sizes(per_core, "core");
-    for (const char* key :
-         {"symbolicDimInfo_", "maxSymbolicVolume_", "coreletSplit_", "rowSplit_", "peSfpSplit_", "paddingSizes_"})
+    for (const char* key : {"symbolicDimInfo_", "maxSymbolicVolume_", "coreletSplit_", "rowSplit_", "peSfpSplit_"})
       stage[key] = Json::object();
+    // The windows are whole on every core (split_units), so a core's are N_'s.
+    stage["paddingSizes_"] = space_.windows.empty() ? Json::object() : padding_sizes();
     d["dataStageParam_"] = {{"0", {{"ss_", stage}, {"el_", stage}}}};
     Json primary = Json::object();
     for (const auto& info : operands_) {
@@ -198,6 +200,25 @@ class SdscWriter {
     d["constantInfo_"] = constants();
     d["computeOp_"] = Json::array({compute_op()});
     return d;
+  }
+
+  // torch-spyre's window fields (superdsc.py, _avgpool_sdsc_fields): per
+  // output-spatial dim its window dim, stride, dilation and the input's
+  // extent along it (totalSize_); padding is a separate op (decompose).
+  Json padding_sizes() const {
+    Json sizes = Json::object();
+    const Operand& input = space_.operands[0];
+    for (const auto& w : space_.windows) {
+      int64_t total = 0;
+      for (size_t j = 0; j < input.iter_of.size(); ++j) {
+        if (input.iter_of[j] == w.dim) total = operands_[0].tensor->shape[j];
+      }
+      sizes[space_.dims[static_cast<size_t>(w.dim)].label] = {
+          {"padFront_", 0},          {"padBack_", 0},
+          {"totalSize_", total},     {"stride_", w.stride},
+          {"dilation_", w.dilation}, {"windowDim_", space_.dims[static_cast<size_t>(w.window_dim)].label}};
+    }
+    return sizes;
   }
 
   std::string tensor_ref(size_t i) const { return "Tensor" + std::to_string(i) + "-idx" + std::to_string(i); }
@@ -243,7 +264,11 @@ class SdscWriter {
     }
     add(0, 1, "corelet_fold");
     add(0, 1, "row_fold");
-    const int64_t extent = scale == DimScaleKind::Normal ? space_.dims[it].size / slices_[it] : 1;
+    // Read through a window: the input's whole extent (its dims are never split).
+    const bool windowed = o.window_of(static_cast<size_t>(d)) >= 0;
+    const int64_t extent = windowed                        ? info.tensor->shape[static_cast<size_t>(d)]
+                           : scale == DimScaleKind::Normal ? space_.dims[it].size / slices_[it]
+                                                           : 1;
     if (scale == DimScaleKind::BroadcastStick) {
       add(se, 1, "elem_arr_1");
       add(0, se, "elem_arr_0");
@@ -256,7 +281,7 @@ class SdscWriter {
     return {{"spatial", 3},
             {"temporal", 0},
             {"elemArr", stick ? 2 : 1},
-            {"padding", "nopad"},
+            {"padding", windowed ? "padded_fullspan_wunneeded" : "nopad"},
             {"folds", {{"dim_prop_func", funcs}, {"dim_prop_attr", attrs}}}};
   }
 
@@ -335,6 +360,10 @@ class SdscWriter {
       }
     }
     node["coordinates_"] = {{"coordInfo", coords}, {"coreIdToWkSlice_", Json::object()}};
+    // The input a window reads, marked as torch-spyre marks it (its allocate node's padding_).
+    for (const auto& w : space_.windows) {
+      if (i == 0) node["padding_"][space_.dims[static_cast<size_t>(w.dim)].label] = "padded_fullspan_wunneeded";
+    }
     return node;
   }
 

@@ -169,6 +169,12 @@ std::string attr_type_error(const std::string& key, const Json& value) {
   if (key == "size" || key == "repeats" || key == "pad") return is_int_list(value) ? "" : "must be a list of integers";
   if (key == "split_size")
     return value.is_number_integer() || is_int_list(value) ? "" : "must be an integer or a list of integers";
+  if (key == "stride" || key == "padding" || key == "dilation" || key == "kernel_size")  // conv2d, avg_pool2d
+    return value.is_number_integer() || (is_int_list(value) && value.size() <= 2)
+               ? ""
+               : "must be an integer or a list of two";
+  if (key == "groups") return value.is_number_integer() ? "" : "must be an integer";
+  if (key == "divisor_override") return value.is_number_integer() || value.is_null() ? "" : "must be an integer";
   if (key == "chunks" || key == "piece" || key == "pieces" || key == "k")
     return value.is_number_integer() ? "" : "must be an integer";
   if (key == "ord" || key == "p") return value.is_number() || value.is_string() ? "" : "must be a number or a string";
@@ -176,7 +182,7 @@ std::string attr_type_error(const std::string& key, const Json& value) {
       key == "length" || key == "index")
     return value.is_number_integer() ? "" : "must be an integer";
   if (key == "keepdim" || key == "training" || key == "is_causal" || key == "enable_gqa" || key == "largest" ||
-      key == "sorted")
+      key == "sorted" || key == "ceil_mode" || key == "count_include_pad")
     return value.is_boolean() ? "" : "must be true or false";
   if (key == "dtype") return value.is_string() ? "" : "must be a dtype name";
   return value.is_number() ? "" : "must be a number";  // eps, scale, scalar, min, max, beta, threshold

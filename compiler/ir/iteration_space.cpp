@@ -80,11 +80,69 @@ Operand aligned_operand(int tensor, size_t rank, size_t space_rank, bool output)
 
 }  // namespace
 
+// torch-spyre's windowed ops on [N, C, H, W] (decompose: attributes kernel,
+// stride, dilation), in its label orders: conv2d CONV_DIM_LABELS
+// (mb, i, j, out, in, ki, kj: the weight [C_out, C_in, kH, kW]), depthwise
+// CONV2D_DIM_LABELS (mb, out, i, j, ki, kj: the weight [C, kH, kW]) and
+// avgpool POOL_DIM_LABELS (mb, i, j, out, ki, kj). The input is read through
+// the windows of i (ki) and j (kj); the window dims and conv2d's input
+// channels are reduced.
+IterationSpace windowed_space(const Graph& g, const Op& op) {
+  auto shape_of = [&](int t) -> const Shape& { return g.tensors[static_cast<size_t>(t)].shape; };
+  const Shape& x = shape_of(op.inputs[0]);
+  const Shape& y = shape_of(op.outputs[0]);
+  const auto kernel = op.attrs.at("kernel").get<std::vector<int64_t>>();
+  const auto stride = op.attrs.at("stride").get<std::vector<int64_t>>();
+  const auto dilation = op.attrs.at("dilation").get<std::vector<int64_t>>();
+  IterationSpace s;
+  std::vector<std::pair<std::string, int64_t>> dims;
+  // Per operand, the label each tensor dim runs along.
+  std::vector<std::vector<std::string>> along;
+  if (op.type == "conv2d") {
+    dims = {{"mb", y[0]}, {"i", y[2]}, {"j", y[3]}, {"out", y[1]}, {"in", x[1]}, {"ki", kernel[0]}, {"kj", kernel[1]}};
+    along = {{"mb", "in", "i", "j"}, {"out", "in", "ki", "kj"}, {"mb", "out", "i", "j"}};
+  } else {
+    dims = op.type == "avgpoolfwd"
+               ? std::vector<std::pair<std::string, int64_t>>{{"mb", y[0]},  {"i", y[2]},       {"j", y[3]},
+                                                              {"out", y[1]}, {"ki", kernel[0]}, {"kj", kernel[1]}}
+               : std::vector<std::pair<std::string, int64_t>>{{"mb", y[0]}, {"out", y[1]},     {"i", y[2]},
+                                                              {"j", y[3]},  {"ki", kernel[0]}, {"kj", kernel[1]}};
+    along = {{"mb", "out", "i", "j"}};
+    if (op.type == "depthwiseconv2dnative") along.push_back({"out", "ki", "kj"});
+    along.push_back({"mb", "out", "i", "j"});
+  }
+  for (const auto& [label, size] : dims)
+    s.dims.push_back({label, size, label == "in" || label == "ki" || label == "kj"});
+  for (int d = 0; d < 2; ++d) {
+    s.windows.push_back({s.find(d == 0 ? "i" : "j"), s.find(d == 0 ? "ki" : "kj"), stride[static_cast<size_t>(d)],
+                         dilation[static_cast<size_t>(d)]});
+  }
+  std::vector<int> tensors(op.inputs.begin(), op.inputs.end());
+  tensors.push_back(op.outputs[0]);
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    Operand o;
+    o.tensor = tensors[k];
+    o.output = k + 1 == tensors.size();
+    for (const auto& label : along[k]) {
+      o.iter_of.push_back(s.find(label));
+      // The activation (operand 0) is read through the windows of i and j.
+      o.window.push_back(k == 0 && label == "i" ? 0 : k == 0 && label == "j" ? 1 : -1);
+    }
+    s.operands.push_back(o);
+  }
+  return s;
+}
+
 IterationSpace iteration_space(const Graph& g, const Op& op) {
   const OpInfo* info = device_op_info(op);
   const std::string where = g.describe(op);
   if (!info) fail("", where, "'" + op.type + "' is not a device op");
   auto shape_of = [&](int t) -> const Shape& { return g.tensors[static_cast<size_t>(t)].shape; };
+  if (info->windowed) {
+    IterationSpace s = windowed_space(g, op);
+    mark_stick_dims(g, op, s);
+    return s;
+  }
   IterationSpace s;
   const int out = op.outputs[0];
   if (info->kind == OpKind::Matmul) {
@@ -169,6 +227,15 @@ std::vector<int64_t> split_units(const Graph& g, const IterationSpace& space) {
   }
   std::vector<int64_t> units;
   for (size_t i = 0; i < space.dims.size(); ++i) {
+    // A window and the output dim it slides along stay whole on each core
+    // (torch-spyre never splits ki / kj, nor i / j at a stride above 1).
+    const bool windowed = std::any_of(space.windows.begin(), space.windows.end(), [&](const IterWindow& w) {
+      return w.dim == static_cast<int>(i) || w.window_dim == static_cast<int>(i);
+    });
+    if (windowed) {
+      units.push_back(1);
+      continue;
+    }
     const int64_t n = space.dims[i].size, e = per_stick[i];
     if (e == 0 || n % e == 0) {
       units.push_back(e == 0 ? n : n / e);
@@ -193,7 +260,9 @@ int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand
   for (size_t j = 0; j < t.shape.size(); ++j) {
     if (operand_scale(g, space, o, static_cast<int>(j)) != DimScaleKind::Normal) continue;
     const size_t it = static_cast<size_t>(o.iter_of[j]);
-    const int64_t extent = std::min(t.shape[j], per_core_elems(space.dims[it], slices[it]));
+    // A dim read through a window is whole on every core (split_units).
+    const int64_t extent =
+        o.window_of(j) >= 0 ? t.shape[j] : std::min(t.shape[j], per_core_elems(space.dims[it], slices[it]));
     const int64_t units = static_cast<int>(j) == t.layout.stick ? (extent + se - 1) / se : extent;
     span += (units - 1) * geo.stride[j];
   }
@@ -230,6 +299,11 @@ std::vector<CoreView> core_views(const Graph& g, const Op& op, const IterationSp
       }
       // The last core of a dim split over padded sticks holds less (its padding).
       const int64_t per_core = per_core_elems(space.dims[it], slices[it]);
+      if (o.window_of(j) >= 0) {  // read through a window: whole on every core (split_units)
+        v.origin.push_back(0);
+        v.extent.push_back(t.shape[j]);
+        continue;
+      }
       const int64_t origin = std::min(idx[it] * per_core, t.shape[j]);
       v.origin.push_back(origin);
       v.extent.push_back(std::min(per_core, t.shape[j] - origin));

@@ -39,6 +39,19 @@ struct Operand {
   int tensor = -1;
   bool output = false;
   std::vector<int> iter_of;  // per tensor dim: the iteration dim it runs along
+  // Per tensor dim: the window (IterationSpace::windows) it is read through,
+  // or -1. A windowed op's input runs along the output-spatial dim at the
+  // window's stride and along its window dim: its extent is the input's, not N_'s.
+  std::vector<int> window;
+  int window_of(size_t dim) const { return window.empty() ? -1 : window[dim]; }
+};
+
+// A windowed op's (conv2d, depthwiseconv2dnative, avgpoolfwd) output-spatial
+// dim and the window dim its input coordinate adds: dim * stride +
+// window_dim * dilation (codegen's N_.paddingSizes_).
+struct IterWindow {
+  int dim = -1, window_dim = -1;
+  int64_t stride = 1, dilation = 1;
 };
 
 enum class DimScaleKind { Normal = 1, Broadcast = -1, BroadcastStick = -2 };
@@ -46,6 +59,7 @@ enum class DimScaleKind { Normal = 1, Broadcast = -1, BroadcastStick = -2 };
 struct IterationSpace {
   std::vector<IterDim> dims;      // N_ order
   std::vector<Operand> operands;  // labeledDs_ order: inputs, then the output
+  std::vector<IterWindow> windows;
   int find(const std::string& label) const;
 };
 

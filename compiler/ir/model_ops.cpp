@@ -1,6 +1,7 @@
 #include "compiler/ir/model_ops.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <functional>
@@ -112,6 +113,16 @@ const std::vector<ModelOp>& composite_table() {
       // torch.topk's (values, indices), one op each (the graph reader fans it
       // out): torch-spyre's topkvalue and topkindex over the same input.
       {"topk", K::TopK, 1, 1, {"k", "dim", "largest", "sorted", "piece"}, ""},
+      // Windowed ops (torch-spyre's aten.convolution direct lowering and
+      // spyre.conv2d for depthwise; its avg_pool2d lowering): conv2d(input,
+      // weight[, bias]) and avg_pool2d(input) on [N, C, H, W].
+      {"conv2d", K::Conv2d, 2, 3, {"stride", "padding", "dilation", "groups"}, ""},
+      {"avg_pool2d",
+       K::AvgPool2d,
+       1,
+       1,
+       {"kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"},
+       ""},
       // torch.nn.functional.pad (constant mode): torch-spyre's lower_constant_pad_nd.
       {"constant_pad_nd", K::Pad, 1, 1, {"pad", "value"}, ""},
       {"pad", K::Pad, 1, 1, {"pad", "value"}, ""},
@@ -325,6 +336,95 @@ std::vector<std::pair<int64_t, int64_t>> pad_amounts(const Shape& x, const Json&
                " and " + std::to_string(pad[p + 1]) + " leaves no element");
   }
   return amounts;
+}
+
+namespace {
+
+// An attribute of two ints (H, W): absent (the fallback), an int for both, or a list of one or two.
+std::array<int64_t, 2> pair_attr(const Json& attrs, const std::string& key, std::array<int64_t, 2> fallback,
+                                 const std::string& where) {
+  if (!attrs.contains(key) || attrs[key].is_null() || (attrs[key].is_array() && attrs[key].empty())) return fallback;
+  const Json& v = attrs[key];
+  if (v.is_number_integer()) return {v.get<int64_t>(), v.get<int64_t>()};
+  if (v.is_array() && v.size() <= 2 &&
+      std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_number_integer(); }))
+    return {v[0].get<int64_t>(), v[v.size() - 1].get<int64_t>()};
+  fail("", where, "attribute '" + key + "' is an int or a list of two ints, got " + v.dump());
+}
+
+void check_window(const Shape& x, const Window2d& w, const std::string& op, const std::string& where) {
+  if (x.size() != 4) fail("", where, op + " takes an [N, C, H, W] input, got " + shape_str(x));
+  for (int d = 0; d < 2; ++d) {
+    if (w.size[d] < 1 || w.stride[d] < 1 || w.dilation[d] < 1 || w.padding[d] < 0)
+      fail("", where, op + ": kernel, stride and dilation are at least 1 and padding at least 0");
+    if (w.out(d, x[2 + static_cast<size_t>(d)]) < 1)
+      fail("", where,
+           op + ": the window (" + std::to_string(w.size[0]) + "x" + std::to_string(w.size[1]) +
+               ") is larger than the padded input " + shape_str(x));
+  }
+}
+
+}  // namespace
+
+Window2d conv_window(const Shape& x, const Shape& w, const Json& attrs, const std::string& where) {
+  if (w.size() != 4) fail("", where, "conv2d takes a [C_out, C_in / groups, kH, kW] weight, got " + shape_str(w));
+  Window2d win;
+  win.size[0] = w[2];
+  win.size[1] = w[3];
+  const auto stride = pair_attr(attrs, "stride", {1, 1}, where), padding = pair_attr(attrs, "padding", {0, 0}, where),
+             dilation = pair_attr(attrs, "dilation", {1, 1}, where);
+  for (int d = 0; d < 2; ++d) {
+    win.stride[d] = stride[static_cast<size_t>(d)];
+    win.padding[d] = padding[static_cast<size_t>(d)];
+    win.dilation[d] = dilation[static_cast<size_t>(d)];
+  }
+  win.groups = attrs.value("groups", int64_t{1});
+  check_window(x, win, "conv2d", where);
+  const int64_t channels = x[1];
+  if (win.groups == 1) {
+    if (w[1] != channels)
+      fail("", where,
+           "conv2d weight " + shape_str(w) + " takes " + std::to_string(w[1]) + " input channels, the input has " +
+               std::to_string(channels));
+  } else if (win.groups != channels || w[0] != channels || w[1] != 1) {
+    fail("", where,
+         "unsupported: conv2d with groups " + std::to_string(win.groups) + " and weight " + shape_str(w) +
+             " (torch-spyre runs groups 1 and depthwise: groups = input channels = output channels)");
+  }
+  return win;
+}
+
+Window2d pool_window(const Shape& x, const Json& attrs, const std::string& where) {
+  Window2d win;
+  const auto size = pair_attr(attrs, "kernel_size", {0, 0}, where);
+  if (size[0] == 0) fail("", where, "avg_pool2d needs attribute 'kernel_size'");
+  const auto stride = pair_attr(attrs, "stride", size, where), padding = pair_attr(attrs, "padding", {0, 0}, where);
+  for (int d = 0; d < 2; ++d) {
+    win.size[d] = size[static_cast<size_t>(d)];
+    win.stride[d] = stride[static_cast<size_t>(d)];
+    win.padding[d] = padding[static_cast<size_t>(d)];
+  }
+  check_window(x, win, "avg_pool2d", where);
+  // Zero padding counted in the divisor is a pad before the pool (torch-spyre's
+  // lowering refuses padding > 0 and count_include_pad false alike).
+  if ((win.padding[0] > 0 || win.padding[1] > 0) && !attrs.value("count_include_pad", true))
+    fail("", where, "unsupported: avg_pool2d with padding left out of the divisor (count_include_pad false)");
+  for (int d = 0; d < 2; ++d) {
+    if (2 * win.padding[d] > win.size[d])
+      fail("", where, "avg_pool2d's padding is at most half its kernel (torch's rule)");
+  }
+  for (int d = 0; d < 2; ++d) {
+    if (attrs.value("ceil_mode", false) && (x[2 + static_cast<size_t>(d)] - win.size[d]) % win.stride[d] != 0)
+      fail("", where,
+           "unsupported: avg_pool2d with ceil_mode where a last window would be partial (torch-spyre refuses "
+           "ceil_mode)");
+  }
+  win.divisor = win.size[0] * win.size[1];
+  if (attrs.contains("divisor_override") && !attrs["divisor_override"].is_null()) {
+    win.divisor = attrs["divisor_override"].get<int64_t>();
+    if (win.divisor == 0) fail("", where, "avg_pool2d's divisor_override is 0");
+  }
+  return win;
 }
 
 std::pair<int, int64_t> topk_dim_and_k(const Shape& x, const Json& attrs, const std::string& where) {
@@ -607,6 +707,16 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
              "index_put's values are " + shape_str(in[2]) + ", not the " + shape_str(rows) +
                  " its index names (one row of the input per index)");
       return in[0];
+    }
+    case K::Conv2d: {
+      const Window2d w = conv_window(in[0], in[1], attrs, where);
+      if (in.size() == 3 && in[2] != Shape{in[1][0]})
+        fail("", where, "conv2d bias must be (" + std::to_string(in[1][0]) + ",), got " + shape_str(in[2]));
+      return {in[0][0], in[1][0], w.out(0, in[0][2]), w.out(1, in[0][3])};
+    }
+    case K::AvgPool2d: {
+      const Window2d w = pool_window(in[0], attrs, where);
+      return {in[0][0], in[0][1], w.out(0, in[0][2]), w.out(1, in[0][3])};
     }
     case K::Pad: {
       const auto amounts = pad_amounts(in[0], attrs, where);

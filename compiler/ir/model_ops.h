@@ -39,7 +39,9 @@ enum class ModelOpKind {
   Gather,      // embedding / index_select: rows of a table named by an integer index tensor
   TopK,        // topk: the k largest along a dim, one op per output (piece 0 values, 1 indices)
   Pad,         // constant_pad_nd / pad: a value around the input (a negative amount crops)
-  Scatter      // index_put: the input with the rows an integer index names replaced by values
+  Scatter,     // index_put: the input with the rows an integer index names replaced by values
+  Conv2d,      // conv2d: [N, C, H, W] input, [C_out, C / groups, kH, kW] weight (groups 1 or depthwise)
+  AvgPool2d    // avg_pool2d: the mean of each window of an [N, C, H, W] input
 };
 
 // Unary, Binary, Where and Reduction ops come from the op registry's rows with
@@ -82,6 +84,24 @@ std::vector<std::pair<int64_t, int64_t>> pad_amounts(const Shape& x, const Json&
 // The dim an index_put's or index_select's index runs along (attribute "dim",
 // default 0, negative from the end); the last (stick) dim is refused.
 int indexed_dim(const Shape& x, const Json& attrs, const std::string& op, const std::string& where);
+// The window of conv2d and avg_pool2d over the last two dims (H, W) of an
+// [N, C, H, W] input: per dim its size, stride, zero padding on each side and
+// dilation; groups (conv2d: 1, or the channels for a depthwise conv) and the
+// divisor of a pool's sum (its elements, or divisor_override).
+struct Window2d {
+  int64_t size[2] = {1, 1}, stride[2] = {1, 1}, padding[2] = {0, 0}, dilation[2] = {1, 1};
+  int64_t groups = 1;
+  int64_t divisor = 1;
+  int64_t out(int d, int64_t in) const {
+    return (in + 2 * padding[d] - dilation[d] * (size[d] - 1) - 1) / stride[d] + 1;
+  }
+};
+// conv2d's window from its weight [C_out, C / groups, kH, kW] and attributes
+// (stride, padding, dilation, groups: an int or one per dim), checked.
+Window2d conv_window(const Shape& x, const Shape& w, const Json& attrs, const std::string& where);
+// avg_pool2d's (kernel_size, stride: the kernel's by default, padding,
+// ceil_mode, count_include_pad, divisor_override), checked.
+Window2d pool_window(const Shape& x, const Json& attrs, const std::string& where);
 // split, chunk and unbind return a tuple of views: one op per output.
 bool returns_pieces(const std::string& op);
 // Their dim (attribute `dim`, default 0), normalized; the [start, end) along

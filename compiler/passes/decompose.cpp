@@ -350,6 +350,37 @@ class Decomposer {
     return x;
   }
 
+  // A windowed device op's attributes (iteration_space's windows).
+  static Json window_attrs(const Window2d& w) {
+    return {{"kernel", {w.size[0], w.size[1]}},
+            {"stride", {w.stride[0], w.stride[1]}},
+            {"dilation", {w.dilation[0], w.dilation[1]}}};
+  }
+
+  // An [N, C, H, W] input with a window's zero padding around H and W.
+  // torch-spyre's windowed ops take no padding (its im2col path pads on the
+  // host): here the input is padded on the card first, as its
+  // constant_pad_nd lowering pads.
+  int padded_spatially(int x, const Window2d& w) {
+    if (w.padding[0] == 0 && w.padding[1] == 0) return x;
+    return pad(x, {{0, 0}, {0, 0}, {w.padding[0], w.padding[0]}, {w.padding[1], w.padding[1]}}, 0.0f, -1);
+  }
+
+  // conv2d as torch-spyre lowers it: its direct conv2d on the PT array
+  // (groups 1; lower_convolution) or depthwiseconv2dnative on the SFU (groups
+  // = channels; lower_depthwise_conv2d, the weight [C, 1, kH, kW] viewed as
+  // [C, kH, kW]); a bias added after it.
+  void conv2d(const std::vector<int>& in, const Window2d& w, int out) {
+    const int x = padded_spatially(in[0], w);
+    const bool depthwise = w.groups > 1;
+    const int weight = depthwise ? reshape(in[1], {shape(in[1])[0], w.size[0], w.size[1]}, "weight") : in[1];
+    const bool bias = in.size() == 3;
+    const int y = device_op(depthwise ? "depthwiseconv2dnative" : "conv2d", {x, weight}, "conv", shape(out),
+                            window_attrs(w), bias ? -1 : out);
+    if (bias)
+      device_op("add", {y, reshape(in[2], {1, shape(in[2])[0], 1, 1}, "bias")}, "", shape(out), Json::object(), out);
+  }
+
   int linear(int x, int w, int bias, const std::string& suffix, int into = -1) {
     const int wt = transpose_last(w, suffix + ".wT");
     const int y = matmul(x, wt, suffix, bias < 0 ? into : -1);
@@ -655,6 +686,18 @@ class Decomposer {
       case ModelOpKind::Pad:
         pad(in[0], pad_amounts(shape(in[0]), a, origin_), a.value("value", 0.0f), out);
         return;
+      case ModelOpKind::Conv2d:
+        conv2d(in, conv_window(shape(in[0]), shape(in[1]), a, origin_), out);
+        return;
+      case ModelOpKind::AvgPool2d: {
+        // torch-spyre's avgpoolfwd: the window's sum times nmap (1 / its elements, or divisor_override).
+        // Padding (counted in the divisor) is a zero pad first, as conv2d's.
+        const Window2d w = pool_window(shape(in[0]), a, origin_);
+        Json attrs = window_attrs(w);
+        attrs["constants"]["nmap"] = 1.0 / static_cast<double>(w.divisor);
+        emit("avgpoolfwd", {padded_spatially(in[0], w)}, out, attrs);
+        return;
+      }
       case ModelOpKind::TopK: {
         // torch-spyre's spyre_topk: topkvalue or topkindex over the input. A
         // rank-1 input searches as one row ([n] as [1, n]), so its results

@@ -148,6 +148,8 @@ class LayoutPass {
         hint_[static_cast<size_t>(op.inputs[1])] = layout_with_stick(tensor(op.inputs[1]).shape, d);
         hint_[static_cast<size_t>(op.inputs[2])] = indirect_value_layout(tensor(out).shape, d);
         fixed_[static_cast<size_t>(op.inputs[2])] = true;
+      } else if (info->windowed) {
+        for (size_t i = 0; i < op.inputs.size(); ++i) hint_[static_cast<size_t>(op.inputs[i])] = windowed_layout(op, i);
       } else if (info->kind == OpKind::Matmul) {
         for (int in : op.inputs) hint_[static_cast<size_t>(in)] = stick_last(tensor(in).shape);
       } else if (op.type == "exx2" || op.type == "exx2_zeromean" || op.type == "layernormnorm") {
@@ -264,6 +266,14 @@ class LayoutPass {
     return indirect_value_layout(tensor(op.inputs[0]).shape, op.attrs.value("dim", 0));
   }
 
+  // A windowed op's operands stick along the channels (torch-spyre's conv and
+  // pool layouts): the input [N, C, H, W] along C, a weight along its first
+  // dim (conv2d's output channels, a depthwise conv's channels).
+  Layout windowed_layout(const Op& op, size_t i) {
+    const Shape& shape = tensor(op.inputs[i]).shape;
+    return layout_with_stick(shape, i == 0 ? 1 : 0);
+  }
+
   // Makes input `i` of op `o` laid out as `target` (a copy unless it is).
   void require_layout(int o, size_t i, const Layout& target) {
     if (tensor(g_.ops[static_cast<size_t>(o)].inputs[i]).layout != target)
@@ -308,6 +318,12 @@ class LayoutPass {
       require_layout(o, 1, layout_with_stick(tensor(op.inputs[1]).shape, d));
       if (tensor(op.inputs[2]).layout != out.layout)
         fail("", g_.describe(op), "internal: the copy a scatter writes into is not in the scatter's layout");
+      return;
+    }
+    if (info->windowed) {
+      // Any order: the windows read through the strides.
+      for (size_t i = 0; i < op.inputs.size(); ++i) require_stick(o, i, windowed_layout(op, i).stick);
+      out.layout = out_hint && out_hint->stick == 1 ? *out_hint : layout_with_stick(out.shape, 1);
       return;
     }
     if (info->kind == OpKind::Matmul) {

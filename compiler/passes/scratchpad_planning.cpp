@@ -126,9 +126,15 @@ Candidates lx_candidates(Graph& g, const CompileOptions& options, const TensorUs
       const Op& op = g.ops[static_cast<size_t>(use.op)];
       return (!use.output && op.attrs.contains("gather")) || op.attrs.contains("scatter");
     });
+    const bool windowed = std::any_of(uses.begin(), uses.end(), [&](const auto& use) {
+      const OpInfo* info = device_op_info(g.ops[static_cast<size_t>(use.op)]);
+      return info && info->windowed;
+    });
     if (indirect) {
       reason =
           "a gather's table or index, or a scatter's operand (torch-spyre keeps indirectly accessed tensors in HBM)";
+    } else if (windowed) {
+      reason = "an operand of a windowed op (conv2d, depthwise conv, avgpool: kept in HBM here)";
     } else if (u.blocked[t] || g.storage_of(static_cast<int>(t)) != static_cast<int>(t)) {
       reason = "read through a view or a copy";
     } else if (u.mismatch[t]) {

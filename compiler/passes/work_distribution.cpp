@@ -327,7 +327,7 @@ void work_distribution(Graph& g, const CompileOptions& options) {
       if (options.work_division == "torch-spyre" && op.type == "batchmatmul") {
         const auto chosen = torch_spyre_slices(op, space, units, span_minimum(op, space), slices, options);
         if (!chosen.empty()) slices = chosen;
-      } else if (options.bmm_by_model()) {
+      } else if (options.bmm_by_model() && !device_op_info(op)->windowed) {
         const OpKind kind = device_op_info(op)->kind;
         std::vector<int64_t> chosen;
         if (op.type == "batchmatmul") {

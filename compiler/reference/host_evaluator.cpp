@@ -487,6 +487,42 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
         }
         break;
       }
+      case ModelOpKind::Conv2d:
+      case ModelOpKind::AvgPool2d: {
+        // Each output element from its window of the zero-padded input: the
+        // sum of products with the weight (per channel for a depthwise
+        // conv), or the sum over the divisor.
+        const Array& x = *in[0];
+        const bool conv = m->kind == ModelOpKind::Conv2d;
+        const Window2d w =
+            conv ? conv_window(x.shape, in[1]->shape, op.attrs, where) : pool_window(x.shape, op.attrs, where);
+        const Shape& y = out_t.shape;
+        const int64_t channels = x.shape[1], height = x.shape[2], width = x.shape[3];
+        out.data.assign(static_cast<size_t>(out_t.elements()), 0.0f);
+        for (int64_t n = 0; n < y[0]; ++n)
+          for (int64_t co = 0; co < y[1]; ++co)
+            for (int64_t oh = 0; oh < y[2]; ++oh)
+              for (int64_t ow = 0; ow < y[3]; ++ow) {
+                double acc = 0;
+                const bool own_channel = !conv || w.groups > 1;  // pool, depthwise: the output's channel only
+                for (int64_t ci = own_channel ? co : 0; ci < (own_channel ? co + 1 : channels); ++ci)
+                  for (int64_t kh = 0; kh < w.size[0]; ++kh)
+                    for (int64_t kw = 0; kw < w.size[1]; ++kw) {
+                      const int64_t ih = oh * w.stride[0] + kh * w.dilation[0] - w.padding[0];
+                      const int64_t iw = ow * w.stride[1] + kw * w.dilation[1] - w.padding[1];
+                      if (ih < 0 || ih >= height || iw < 0 || iw >= width) continue;
+                      const double v = x.data[static_cast<size_t>(((n * channels + ci) * height + ih) * width + iw)];
+                      const int64_t wc = own_channel ? 0 : ci;  // the weight's input channel
+                      acc += conv ? v * in[1]->data[static_cast<size_t>(
+                                            ((co * in[1]->shape[1] + wc) * w.size[0] + kh) * w.size[1] + kw)]
+                                  : v;
+                    }
+                if (conv && in.size() == 3) acc += in[2]->data[static_cast<size_t>(co)];
+                out.data[static_cast<size_t>(((n * y[1] + co) * y[2] + oh) * y[3] + ow)] =
+                    static_cast<float>(conv ? acc : acc / static_cast<double>(w.divisor));
+              }
+        break;
+      }
       case ModelOpKind::Pad: {
         // Each output element from the input where it lands inside it, else the value.
         const Array& x = *in[0];

@@ -346,6 +346,19 @@ class _GraphBuilder:
             return self.flip(node, args, shape)
         if packet == "unfold":
             return self.unfold(node, args, shape)
+        if packet == "convolution":  # (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+            if args[6]:
+                return self.refuse(node, "a transposed convolution")
+            if len(self.shape(node.args[0])) != 4:
+                return self.refuse(node, "a convolution that is not 2-D on [N, C, H, W]")
+            inputs = [args[0], args[1]] + ([args[2]] if args[2] is not None else [])
+            return self.emit("conv2d", inputs, out, {"stride": list(args[3]), "padding": list(args[4]),
+                                                     "dilation": list(args[5]), "groups": args[8]})
+        if packet == "avg_pool2d":
+            given = dict(zip(["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                              "divisor_override"], args[1:]), **kwargs)
+            attrs = {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in given.items() if v is not None}
+            return self.emit("avg_pool2d", [args[0]], out, attrs)
         if packet == "constant_pad_nd":
             return self.emit("constant_pad_nd", [args[0]], out,
                              {"pad": list(args[1]), "value": float(args[2]) if len(args) > 2 else 0.0})

@@ -600,3 +600,77 @@ def test_matmuls_over_a_contraction_inside_a_stick_match_the_cpu(tmp_path):
     assert max(errors.values()) < 2 ** -7, errors
     fills = [k for k in result["report"]["kernels"] if k["op"] == "identity"]
     assert len(fills) >= 12  # a copy and a fill of y for each of the 6 products
+
+
+# torch-spyre's windowed-op tests (tests/inductor/test_inductor_ops.py, bdc905f):
+# test_conv2d_direct_base's param sets (N x C x H x W, kernel, stride; C_out 64 unless named),
+# then conv2d beyond its direct lowering (padding, dilation, few input channels: its
+# im2col path), test_dwise_conv2d_cpu's kind (groups = channels) and test_avg_pool2d_base.
+F = torch.nn.functional
+WINDOWED_CASES = [
+    ("conv_1x64x8x8_k2", lambda x, w: F.conv2d(x, w), ((1, 64, 8, 8), (64, 64, 2, 2))),
+    ("conv_1x64x8x8_k3", lambda x, w: F.conv2d(x, w), ((1, 64, 8, 8), (64, 64, 3, 3))),
+    ("conv_2x64x8x8_k3", lambda x, w: F.conv2d(x, w), ((2, 64, 8, 8), (64, 64, 3, 3))),
+    ("conv_2x64x8x8_k3_bias", lambda x, w, b: F.conv2d(x, w, b), ((2, 64, 8, 8), (64, 64, 3, 3), (64,))),
+    ("conv_1x64x8x8_k3_cout32", lambda x, w: F.conv2d(x, w), ((1, 64, 8, 8), (32, 64, 3, 3))),
+    ("conv_1x64x8x8_k1x3", lambda x, w: F.conv2d(x, w), ((1, 64, 8, 8), (64, 64, 1, 3))),
+    ("conv_1x64x8x8_k3x1", lambda x, w: F.conv2d(x, w), ((1, 64, 8, 8), (64, 64, 3, 1))),
+    ("conv_1x64x13x13_k3_s2", lambda x, w: F.conv2d(x, w, stride=2), ((1, 64, 13, 13), (64, 64, 3, 3))),
+    ("conv_1x64x17x17_k3_s2", lambda x, w: F.conv2d(x, w, stride=2), ((1, 64, 17, 17), (64, 64, 3, 3))),
+    ("conv_1x64x8x9_k3_s2", lambda x, w: F.conv2d(x, w, stride=2), ((1, 64, 8, 9), (64, 64, 3, 3))),
+    ("conv_pad1_bias", lambda x, w, b: F.conv2d(x, w, b, padding=1), ((2, 64, 8, 8), (64, 64, 3, 3), (64,))),
+    ("conv_dilation2", lambda x, w: F.conv2d(x, w, dilation=2), ((1, 64, 12, 12), (64, 64, 3, 3))),
+    ("conv_cin3", lambda x, w: F.conv2d(x, w), ((1, 3, 16, 16), (64, 3, 3, 3))),
+    ("dwise_1x64x30x30_k3", lambda x, w: F.conv2d(x, w, groups=64), ((1, 64, 30, 30), (64, 1, 3, 3))),
+    ("dwise_8x64_k3_s2_pad1", lambda x, w: F.conv2d(x, w, stride=2, padding=1, groups=64),
+     ((8, 64, 16, 16), (64, 1, 3, 3))),
+    ("dwise_1x3x64x64_k1x3", lambda x, w: F.conv2d(x, w, groups=3), ((1, 3, 64, 64), (3, 1, 1, 3))),
+    ("pool_1x3x8x8_k2s2", lambda x: F.avg_pool2d(x, 2, 2), ((1, 3, 8, 8),)),
+    ("pool_1x3x24x24_k4s4", lambda x: F.avg_pool2d(x, 4, 4), ((1, 3, 24, 24),)),
+    ("pool_2x3x8x8_k2s2", lambda x: F.avg_pool2d(x, 2, 2), ((2, 3, 8, 8),)),
+    ("pool_k3s2_overlapping", lambda x: F.avg_pool2d(x, 3, 2), ((1, 64, 9, 9),)),
+    ("pool_pad1", lambda x: F.avg_pool2d(x, 2, padding=1), ((1, 64, 8, 8),)),
+    ("pool_divisor3", lambda x: F.avg_pool2d(x, 2, divisor_override=3), ((1, 64, 8, 8),)),
+]
+
+
+class _Call(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+@pytest.mark.parametrize("name, fn, shapes", WINDOWED_CASES, ids=[c[0] for c in WINDOWED_CASES])
+def test_conv2d_and_avg_pool2d_match_the_cpu(tmp_path, name, fn, shapes):
+    torch.manual_seed(5)
+    inputs = tuple(torch.randn(*s) * (0.2 if i == 1 else 1.0) for i, s in enumerate(shapes))
+    compiled = spyre_sim.compile(_Call(fn), inputs, str(tmp_path))
+    errors, result = compiled.compare(*inputs)
+    assert errors["output"] <= DLFLOAT16_TOLERANCE, (name, errors)
+    ops = {k["op"] for k in result["report"]["kernels"]}
+    want = "conv2d" if name.startswith("conv") else "depthwiseconv2dnative" if name.startswith("dwise") else "avgpoolfwd"
+    assert want in ops, (name, ops)
+
+
+def test_windowed_ops_torch_spyre_does_not_run_are_refused(tmp_path):
+    x = torch.randn(1, 64, 8, 8)
+    with pytest.raises(spyre_sim.SpyreError, match="a transposed convolution"):
+        spyre_sim.compile(_Call(lambda x, w: F.conv_transpose2d(x, w)), (x, torch.randn(64, 64, 3, 3)),
+                          str(tmp_path / "t"))
+    with pytest.raises(spyre_sim.SpyreError, match=r"conv2d with groups 2 and weight \(64, 32, 3, 3\)"):
+        spyre_sim.compile(_Call(lambda x, w: F.conv2d(x, w, groups=2)), (x, torch.randn(64, 32, 3, 3)),
+                          str(tmp_path / "g"))
+    with pytest.raises(spyre_sim.SpyreError, match=r"count_include_pad false"):
+        spyre_sim.compile(_Call(lambda x: F.avg_pool2d(x, 2, padding=1, count_include_pad=False)), (x,),
+                          str(tmp_path / "p"))
+
+
+def test_aminmax_is_amin_and_amax(tmp_path):
+    x = torch.randn(64, 128)
+    compiled = spyre_sim.compile(_Call(lambda x: torch.aminmax(x, dim=-1)), (x,), str(tmp_path))
+    errors, result = compiled.compare(x)
+    assert max(errors.values()) <= 2 ** -9, errors  # a min and a max: only DLFloat16 rounding
+    assert {"min", "max"} <= {k["op"] for k in result["report"]["kernels"]}

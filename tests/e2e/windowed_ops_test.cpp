@@ -2,10 +2,15 @@
 // avgpool on the SFU) run from the hand-written kernels of
 // models/bundles/hand-written (scripts/hand_written_windowed_kernels.py): their
 // values against a direct loop over the window, their bytes as each core's
-// span of the input (halos included), and the reader's refusals.
+// span of the input (halos included), and the reader's refusals; then
+// compiled from a graph's conv2d and avg_pool2d against the host reference.
+
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
+#include "compiler/compiler.h"
+#include "compiler/ir/graph.h"
 #include "e2e_support.h"
 #include "runtime/error.h"
 #include "runtime/numerics.h"
@@ -141,6 +146,83 @@ TEST(WindowedOps, ReaderRefusesWindowsItCannotRun) {
             std::string::npos);
   EXPECT_NE(refused([](Json& d) { d["computeOp_"][0]["opFuncName"] = "sumnonstick"; }).find("no op reads through them"),
             std::string::npos);
+}
+
+// A small CNN block as a graph: a strided conv2d with bias (PT), a padded
+// depthwise conv (a pad, then the SFU's depthwiseconv2dnative) and a 2x2
+// average pool; every device value against the host reference, and the
+// SDSCs in torch-spyre's form (the windows in N_.paddingSizes_).
+TEST(WindowedOps, CompiledCnnBlockMatchesItsReference) {
+  const std::string graph = R"({"name": "cnn", "tensors": [
+      {"name": "x", "shape": [2, 64, 13, 13], "dtype": "float16", "role": "input"},
+      {"name": "w", "shape": [128, 64, 3, 3], "dtype": "float16", "role": "weight"},
+      {"name": "b", "shape": [128], "dtype": "float16", "role": "weight"},
+      {"name": "dw", "shape": [128, 1, 3, 3], "dtype": "float16", "role": "weight"},
+      {"name": "y", "role": "output"}],
+    "ops": [{"op": "conv2d", "inputs": ["x", "w", "b"], "outputs": ["c"], "attrs": {"stride": 2}},
+            {"op": "conv2d", "inputs": ["c", "dw"], "outputs": ["d"], "attrs": {"padding": [1, 1], "groups": 128}},
+            {"op": "avg_pool2d", "inputs": ["d"], "outputs": ["y"], "attrs": {"kernel_size": 2}}]})";
+  for (const bool lx : {false, true}) {
+    TempDir dir;
+    compiler::CompileJob job;
+    job.graph_path = dir.file("graph.json");
+    write_text(job.graph_path, graph);
+    job.options.lx.enabled = lx;
+    const CompiledRun c = compile_and_run(job, dir);
+    ASSERT_EQ(c.run.report.comparisons.size(), 1u);
+    EXPECT_TRUE(c.run.report.comparisons[0].passed) << c.run.report.comparisons[0].mismatches;
+    EXPECT_GT(c.run.report.comparisons[0].abs_error, 0.0);  // computed on the device, not passed through
+    std::map<std::string, std::string> unit;
+    for (const auto& k : c.run.report.kernels) unit[k.op] = k.unit;
+    EXPECT_EQ(unit["conv2d"], "pt");
+    EXPECT_EQ(unit["depthwiseconv2dnative"], "sfp");
+    EXPECT_EQ(unit["avgpoolfwd"], "sfp");
+    expect_invariants_hold(c.run.report, "cnn block");
+    std::map<std::string, Json> windows;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.file("program"))) {
+      if (!entry.path().filename().string().starts_with("sdsc_")) continue;
+      const Json sdsc = read_json_file(entry.path().string());
+      const Json& body = sdsc.begin().value()["dscs_"][0].begin().value();
+      if (body["N_"].contains("paddingSizes_")) windows[sdsc.begin().value()["dscs_"][0].begin().key()] = body;
+    }
+    ASSERT_EQ(windows.size(), 3u);
+    EXPECT_EQ(windows["conv2d"]["N_"]["paddingSizes_"]["i"],
+              Json::parse(R"({"padFront_": 0, "padBack_": 0, "totalSize_": 13, "stride_": 2, "dilation_": 1,
+                              "windowDim_": "ki"})"));
+    EXPECT_EQ(windows["depthwiseconv2dnative"]["N_"]["paddingSizes_"]["j"]["totalSize_"], 8);  // 6 + 2 padding
+    EXPECT_EQ(windows["avgpoolfwd"]["constantInfo_"]["0"]["name_"], "nmap");
+    EXPECT_EQ(windows["avgpoolfwd"]["scheduleTree_"][0]["padding_"]["i"], "padded_fullspan_wunneeded");
+  }
+}
+
+// What torch-spyre does not run either: one line naming the op.
+TEST(WindowedOps, CompileRefusesWindowsItCannotRun) {
+  auto error = [](const std::string& op, const std::string& weight, const std::string& attrs) {
+    const Json graph = Json::parse(R"({"name": "g", "tensors": [
+        {"name": "x", "shape": [1, 64, 8, 8], "dtype": "float16", "role": "input"},
+        {"name": "w", "shape": )" + weight +
+                                   R"(, "dtype": "float16", "role": "weight"},
+        {"name": "y", "role": "output"}],
+      "ops": [{"op": ")" + op + R"(", "inputs": )" +
+                                   (op == "conv2d" ? R"(["x", "w"])" : R"(["x"])") +
+                                   R"(, "outputs": ["y"], "attrs": )" + attrs + "}]}");
+    return error_of([&] { compiler::compile(compiler::parse_graph(graph, "g.json"), compiler::CompileOptions{}); });
+  };
+  EXPECT_EQ(error("conv2d", "[64, 32, 3, 3]", R"({"groups": 2})"),
+            "g.json: $.ops[0] conv2d 'y': unsupported: conv2d with groups 2 and weight (64, 32, 3, 3) (torch-spyre "
+            "runs groups 1 and depthwise: groups = input channels = output channels)");
+  EXPECT_EQ(error("conv2d", "[64, 32, 3, 3]", "{}"),
+            "g.json: $.ops[0] conv2d 'y': conv2d weight (64, 32, 3, 3) takes 32 input channels, the input has 64");
+  EXPECT_EQ(error("conv2d", "[64, 64, 9, 9]", "{}"),
+            "g.json: $.ops[0] conv2d 'y': conv2d: the window (9x9) is larger than the padded input (1, 64, 8, 8)");
+  EXPECT_EQ(error("avg_pool2d", "[1]", R"({"kernel_size": 2, "padding": 1, "count_include_pad": false})"),
+            "g.json: $.ops[0] avg_pool2d 'y': unsupported: avg_pool2d with padding left out of the divisor "
+            "(count_include_pad false)");
+  EXPECT_EQ(error("avg_pool2d", "[1]", R"({"kernel_size": 3, "ceil_mode": true})"),
+            "g.json: $.ops[0] avg_pool2d 'y': unsupported: avg_pool2d with ceil_mode where a last window would be "
+            "partial (torch-spyre refuses ceil_mode)");
+  EXPECT_EQ(error("avg_pool2d", "[1]", R"({"kernel_size": [2, 2, 2]})"),
+            "g.json: $.ops[0] avg_pool2d 'y': attribute 'kernel_size' must be an integer or a list of two");
 }
 
 }  // namespace
