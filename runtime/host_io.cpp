@@ -83,14 +83,24 @@ std::map<std::string, std::vector<float>> bind_inputs(
 
 }  // namespace
 
-std::map<std::string, std::vector<float>> read_host_inputs(const Program& program, const std::string& dir) {
+std::map<std::string, NpyArray> read_input_files(const Program& program, const std::string& dir) {
   if (!fs::is_directory(dir)) fail(dir, "", "inputs directory does not exist");
+  std::map<std::string, NpyArray> files;
+  for (const auto& t : program.host_tensors) {
+    const fs::path path = fs::path(dir) / (t.name + ".npy");
+    if (t.is_input && !t.constant && fs::exists(path)) files.emplace(t.name, read_npy(path.string()));
+  }
+  return files;
+}
+
+std::map<std::string, std::vector<float>> read_host_inputs(const Program& program, const std::string& dir,
+                                                           const std::map<std::string, NpyArray>& files) {
   return bind_inputs(
       program, dir,
       [&](const HostTensor& t) -> std::optional<NpyArray> {
-        const fs::path path = fs::path(dir) / (t.name + ".npy");
-        if (!fs::exists(path)) return std::nullopt;
-        return read_npy(path.string());
+        const auto it = files.find(t.name);
+        if (it == files.end()) return std::nullopt;
+        return it->second;
       },
       [&](const HostTensor& t) { return (fs::path(dir) / (t.name + ".npy")).string(); }, "input file(s)",
       [](const HostTensor& t) { return t.name + ".npy"; });

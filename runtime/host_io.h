@@ -12,10 +12,13 @@
 
 namespace spyre {
 
-// Reads DIR/<name>.npy for every input tensor of the program (constants of a
-// compiled program excepted: they carry their value). A missing file
-// or a shape that does not match (size-1 dims aside) is an error naming it.
-std::map<std::string, std::vector<float>> read_host_inputs(const Program& program, const std::string& dir);
+// DIR/<name>.npy of every input tensor of the program that has one (constants
+// of a compiled program excepted: they carry their value), by name.
+std::map<std::string, NpyArray> read_input_files(const Program& program, const std::string& dir);
+// Those files bound to the program's inputs: a missing file or a shape that
+// does not match (size-1 dims aside) is an error naming it.
+std::map<std::string, std::vector<float>> read_host_inputs(const Program& program, const std::string& dir,
+                                                           const std::map<std::string, NpyArray>& files);
 
 // The same for arrays given in memory by name (the Python module): each must
 // be an input of the program; `where` names the caller in errors ("inputs").

@@ -141,6 +141,10 @@ struct Program {
   const HostTensor* find_host_tensor(const std::string& name) const;
 };
 
+// The host dims of tensor `lds` of an SDSC without a manifest: N_ order, the
+// stick dim last (HostTensor::dims of the kernel that first uses it).
+std::vector<std::string> host_dims(const Sdsc& sdsc, int lds);
+
 // Loads a program directory: with a program.json manifest (spyre-sim
 // compile's output), each bundle it lists, bound to the buffers it names, and
 // tensors named by it; otherwise one bundle: bundle.mlir + the sdsc files it

@@ -35,6 +35,17 @@ std::vector<int> DeviceLimits::argument_segments() const {
   return out;
 }
 
+std::vector<std::string> host_dims(const Sdsc& sdsc, int lds) {
+  const LabeledDs& t = sdsc.tensors.at(static_cast<size_t>(lds));
+  const std::string& stick = sdsc.primary_of(lds).stick_dim;
+  std::vector<std::string> dims;
+  for (const auto& d : sdsc.dims) {
+    if (t.scale.count(d) && d != stick) dims.push_back(d);
+  }
+  dims.push_back(stick);
+  return dims;
+}
+
 int64_t HostTensor::element_count() const {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
@@ -133,11 +144,7 @@ class Binder {
   // Host dims: N_ order, stick dim last; broadcast dims have size 1.
   static void set_host_shape(const Sdsc& sdsc, int lds, HostTensor& h) {
     const LabeledDs& t = sdsc.tensors.at(static_cast<size_t>(lds));
-    const std::string& stick = sdsc.primary_of(lds).stick_dim;
-    for (const auto& d : sdsc.dims) {
-      if (t.scale.count(d) && d != stick) h.dims.push_back(d);
-    }
-    h.dims.push_back(stick);
+    h.dims = host_dims(sdsc, lds);
     // A masked dim's padding is the device's, not the host's.
     for (const auto& d : h.dims) {
       const auto masked = sdsc.masking.find(d);

@@ -126,7 +126,8 @@ struct SymbolicDim {
   int64_t id = 0;      // negative symbol id
   std::string symbol;  // PyTorch's name for it, e.g. "s0"
   int64_t max_per_core = 0, granularity_per_core = 1;
-  int64_t bound = 0;  // the value bound at run time (symbol_binding.h); 0: the maximum runs
+  int64_t bound = 0;     // the value bound at run time (symbol_binding.h); 0: the maximum runs
+  std::string bound_by;  // what bound it: "--dim", "x.npy's shape", ...
 };
 
 struct Sdsc {

@@ -1,9 +1,11 @@
 #include "runtime/symbol_binding.h"
 
+#include <algorithm>
 #include <memory>
 #include <set>
 
 #include "runtime/error.h"
+#include "runtime/npy.h"
 #include "runtime/tensor_layout.h"
 #include "runtime/text.h"
 
@@ -27,12 +29,39 @@ std::pair<std::string, int64_t> parse_symbol_value(const std::string& text, cons
 
 namespace {
 
+// For each host tensor (in HBM) a kernel with symbolic dims reads or writes,
+// each host dim a symbol sizes: (host tensor, host dim index, the dim). The
+// kernel names its dims its own way (a manifest's host tensors d0, d1, ...):
+// a host dim is the kernel's dim that steps the same memory units by the
+// same bytes in the two layouts.
+template <typename Visit>
+void for_each_symbolic_host_dim(const Program& program, Visit&& visit) {
+  for (const auto& k : program.kernels) {
+    for (const auto& sym : k.sdsc->symbolic_dims) {
+      for (const auto& b : k.tensors) {
+        if (b.host_tensor < 0) continue;
+        const HostTensor& t = program.host_tensors[static_cast<size_t>(b.host_tensor)];
+        const LayoutDim* mine = b.layout.find(sym.dim);
+        if (!mine || !t.visible_shape.empty()) continue;
+        for (size_t d = 0; d < t.dims.size(); ++d) {
+          const LayoutDim* host = t.layout.find(t.dims[d]);
+          if (host && host->stride == mine->stride && host->count == mine->count && host->stick == mine->stick)
+            visit(static_cast<size_t>(b.host_tensor), d, sym);
+        }
+      }
+    }
+  }
+}
+
 // A copy of `s` with each symbolic dim of a given symbol bound to its value.
-std::shared_ptr<Sdsc> bound_copy(const Sdsc& s, const SymbolValues& values) {
+std::shared_ptr<Sdsc> bound_copy(const Sdsc& s, const SymbolValues& values,
+                                 const std::map<std::string, std::string>& bound_by) {
   auto bound = std::make_shared<Sdsc>(s);
   for (auto& sym : bound->symbolic_dims) {
     const auto it = values.find(sym.symbol);
     if (it == values.end()) continue;
+    const auto by = bound_by.find(sym.symbol);
+    sym.bound_by = by == bound_by.end() ? "--dim" : by->second;
     const int64_t v = it->second;
     const std::string where = "dimToSymbolMapping_." + sym.dim;
     if (s.slices.count(sym.dim) && s.slices.at(sym.dim) > 1)
@@ -56,7 +85,30 @@ std::shared_ptr<Sdsc> bound_copy(const Sdsc& s, const SymbolValues& values) {
 
 }  // namespace
 
-void bind_symbols(Program& program, const SymbolValues& values, bool unknown_symbols_ok) {
+SymbolValues symbols_from_shapes(const Program& program, const std::map<std::string, std::vector<int64_t>>& shapes,
+                                 const std::function<std::string(const std::string&)>& source,
+                                 std::map<std::string, std::string>& bound_by) {
+  SymbolValues values;
+  std::map<std::string, std::string> given_by;  // symbol -> the input that gave it
+  for_each_symbolic_host_dim(program, [&](size_t h, size_t dim, const SymbolicDim& sym) {
+    const HostTensor& t = program.host_tensors[h];
+    const auto shape = shapes.find(t.name);
+    if (!t.is_input || shape == shapes.end() || shape->second.size() != t.shape.size()) return;
+    const int64_t n = shape->second[dim];
+    if (n >= t.shape[dim]) return;  // the maximum (or more: the shape check names it)
+    const auto [it, fresh] = values.emplace(sym.symbol, n);
+    if (!fresh && it->second != n)
+      fail(source(t.name), "",
+           "shape " + shape_text(shape->second) + " gives " + sym.symbol + " = " + std::to_string(n) + ", but " +
+               given_by[sym.symbol] + " gave " + std::to_string(it->second));
+    given_by.emplace(sym.symbol, source(t.name));
+    bound_by.emplace(sym.symbol, source(t.name) + "'s shape");
+  });
+  return values;
+}
+
+void bind_symbols(Program& program, const SymbolValues& values, bool unknown_symbols_ok,
+                  const std::map<std::string, std::string>& bound_by) {
   if (values.empty()) return;
   std::set<std::string> known;
   for (const auto& k : program.kernels) {
@@ -77,7 +129,7 @@ void bind_symbols(Program& program, const SymbolValues& values, bool unknown_sym
     for (const auto& sym : k.sdsc->symbolic_dims) named = named || values.count(sym.symbol) > 0;
     if (!named) continue;
     auto& copy = bound[k.sdsc.get()];
-    if (!copy) copy = bound_copy(*k.sdsc, values);
+    if (!copy) copy = bound_copy(*k.sdsc, values, bound_by);
     k.sdsc = copy;
     // The buffers keep the maximum's layout; each core's part is the bound one.
     for (size_t lds = 0; lds < k.tensors.size(); ++lds) {
@@ -92,6 +144,10 @@ void bind_symbols(Program& program, const SymbolValues& values, bool unknown_sym
       }
     }
   }
+  // The host sees the bound sizes; the buffers keep the maximum's layout.
+  for_each_symbolic_host_dim(program, [&](size_t h, size_t dim, const SymbolicDim& sym) {
+    if (sym.bound > 0) program.host_tensors[h].shape[dim] = std::min(program.host_tensors[h].shape[dim], sym.bound);
+  });
 }
 
 }  // namespace spyre

@@ -6,6 +6,7 @@
 
 #include "runtime/error.h"
 #include "runtime/host_io.h"
+#include "runtime/symbol_binding.h"
 #include "runtime/text.h"
 #include "runtime/tolerance.h"
 #include "runtime/user_files.h"
@@ -37,6 +38,29 @@ Tolerance expect_tolerance(const RunOptions& o, const HostTensor& output, const 
   return t;
 }
 
+// The symbols --dim gives and those the inputs' shapes give (an input with
+// fewer elements along a symbolic dim than its maximum), bound; the two
+// disagreeing is one line.
+void bind_symbols_of_inputs(Program& program, const RunOptions& o, const std::map<std::string, NpyArray>& arrays) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const auto& [name, array] : arrays) shapes[name] = array.shape;
+  std::map<std::string, std::string> bound_by, by_shape;
+  for (const auto& [name, value] : o.symbols) bound_by[name] = "--dim";
+  auto source = [&](const std::string& name) {
+    return o.inputs_dir.empty() ? "inputs['" + name + "']" : (fs::path(o.inputs_dir) / (name + ".npy")).string();
+  };
+  SymbolValues symbols = o.symbols;
+  for (const auto& [name, value] : symbols_from_shapes(program, shapes, source, by_shape)) {
+    const auto given = symbols.emplace(name, value).first;
+    if (given->second != value)
+      fail("", "--dim " + name,
+           name + " = " + std::to_string(given->second) + ", but " + by_shape.at(name) + " gives " +
+               std::to_string(value));
+    bound_by.emplace(name, by_shape.at(name));
+  }
+  bind_symbols(program, symbols, o.unknown_symbols_ok, bound_by);
+}
+
 }  // namespace
 
 RunOutcome run_bundle(const RunOptions& o) {
@@ -44,8 +68,12 @@ RunOutcome run_bundle(const RunOptions& o) {
   if (!o.report_path.empty()) check_output_file(o.report_path, "--report");
   const ArchConfig arch = load_arch(o.arch_path, o.arch_overrides);
   Program program = load_program(o.bundle, arch.limits());
-  bind_symbols(program, o.symbols, o.unknown_symbols_ok);
   const bool functional = !o.inputs_dir.empty() || o.fill.has_value() || !o.input_arrays.empty();
+  if (!o.inputs_dir.empty() && !o.input_arrays.empty())
+    fail("", "inputs", "give inputs as a directory or as arrays, not both");
+  const std::map<std::string, NpyArray> files =
+      o.inputs_dir.empty() ? std::map<std::string, NpyArray>{} : read_input_files(program, o.inputs_dir);
+  bind_symbols_of_inputs(program, o, o.inputs_dir.empty() ? o.input_arrays : files);
   if (!functional && (!o.outputs_dir.empty() || !o.expect_dir.empty())) {
     fail("", "--outputs/--expect",
          "need values: give --inputs DIR or --fill VALUE (without them the run is timing only)");
@@ -62,11 +90,8 @@ RunOutcome run_bundle(const RunOptions& o) {
   std::vector<std::unique_ptr<DeviceMemory>> memories;
   if (functional) {
     std::map<std::string, std::vector<float>> inputs;
-    if (!o.inputs_dir.empty()) inputs = read_host_inputs(program, o.inputs_dir);
-    if (!o.input_arrays.empty()) {
-      if (!o.inputs_dir.empty()) fail("", "inputs", "give inputs as a directory or as arrays, not both");
-      inputs = bind_host_inputs(program, o.input_arrays, "inputs");
-    }
+    if (!o.inputs_dir.empty()) inputs = read_host_inputs(program, o.inputs_dir, files);
+    if (!o.input_arrays.empty()) inputs = bind_host_inputs(program, o.input_arrays, "inputs");
     for (int card = 0; card < program.cards; ++card) {
       memories.push_back(std::make_unique<DeviceMemory>(program, arch.limits()));
       for (const auto& t : program.host_tensors) {

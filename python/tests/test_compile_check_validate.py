@@ -143,7 +143,8 @@ def test_sampled_run_of_a_model_takes_its_later_layers_timing(tmp_path):
 
 
 def test_run_binds_symbolic_dims(tmp_path):
-    """dims={"s0": 24}: run --dim; a dim sized by s0 (at most 64 rows) computes 24 of them."""
+    """dims={"s0": 24}: run --dim; a dim sized by s0 (at most 64 rows) computes 24 of them, and the
+    inputs and outputs it sizes have 24 rows; without dims an input's rows bind s0."""
     import json
     spyre_sim.compile(str(tmp_path / "p"), workload="abs", shape=[64, 128], cores=1)
     sdsc = tmp_path / "p" / "sdsc_0.json"
@@ -155,11 +156,16 @@ def test_run_binds_symbolic_dims(tmp_path):
         body["dataStageParam_"]["0"][level]["symbolicDimInfo_"] = {"mb": {"maxSize_": 64, "granularity_": 8}}
     top["inputSymbolsAndTags_"] = {"-1": "s0"}
     sdsc.write_text(json.dumps(doc))
-    x = -np.ones((64, 128), dtype=np.float32)
+    x = -np.ones((24, 128), dtype=np.float32)
     result = spyre_sim.run(str(tmp_path / "p"), inputs={"x": x}, dims={"s0": 24})
     y = result["outputs"]["y"]
-    assert (y[:24] == 1).all() and (y[24:] == 0).all()
+    assert y.shape == (24, 128) and (y == 1).all()
     assert result["report"]["kernels"][0]["symbolic_dims"][0]["bound"] == 24
+    with pytest.raises(spyre_sim.SpyreError, match=r"inputs\['x'\]: shape \(64, 128\) does not match x's shape"):
+        spyre_sim.run(str(tmp_path / "p"), inputs={"x": -np.ones((64, 128), dtype=np.float32)}, dims={"s0": 24})
+    by_shape = spyre_sim.run(str(tmp_path / "p"), inputs={"x": -np.ones((40, 128), dtype=np.float32)})
+    assert by_shape["outputs"]["y"].shape == (40, 128)
+    assert by_shape["report"]["kernels"][0]["symbolic_dims"][0]["bound_by"] == "inputs['x']'s shape"
     with pytest.raises(spyre_sim.SpyreError, match="takes a multiple of 8 up to its maximum 64"):
         spyre_sim.run(str(tmp_path / "p"), dims={"s0": 20})
 

@@ -127,7 +127,8 @@ Json kernels_json(const RunReport& r) {
                                         {"symbol", d.symbol},
                                         {"max_per_core", d.max_per_core},
                                         {"granularity_per_core", d.granularity_per_core},
-                                        {"bound", d.bound > 0 ? Json(d.bound) : Json(nullptr)}});
+                                        {"bound", d.bound > 0 ? Json(d.bound) : Json(nullptr)},
+                                        {"bound_by", d.bound > 0 ? Json(d.bound_by) : Json(nullptr)}});
     }
     kernels.push_back(std::move(entry));
   }
@@ -271,7 +272,7 @@ std::string report_table(const RunReport& r) {
     for (const auto& d : k.symbolic_dims) {
       out << "symbolic     " << k.file << ": " << d.dim << " is " << d.symbol;
       if (d.bound > 0) {
-        out << " = " << d.bound << " (--dim; at most " << d.max_per_core << ")\n";
+        out << " = " << d.bound << " (" << d.bound_by << "; at most " << d.max_per_core << ")\n";
       } else {
         out << ", run at its maximum " << d.max_per_core << " per core (granularity " << d.granularity_per_core
             << ")\n";
