@@ -179,8 +179,8 @@ class SdscWriter {
     Json stage = dims_with_sizes(per_core, "core");
     for (const char* key : {"symbolicDimInfo_", "maxSymbolicVolume_", "coreletSplit_", "rowSplit_", "peSfpSplit_"})
       stage[key] = Json::object();
-    // The windows are whole on every core (split_units), so a core's are N_'s.
-    stage["paddingSizes_"] = space_.windows.empty() ? Json::object() : padding_sizes();
+    // A core's windows: totalSize_ the span its outputs read (as torch-spyre writes a depthwise conv's).
+    stage["paddingSizes_"] = space_.windows.empty() ? Json::object() : padding_sizes(true);
     d["dataStageParam_"] = {{"0", {{"ss_", stage}, {"el_", stage}}}};
     Json primary = Json::object();
     for (const auto& info : operands_) {
@@ -205,7 +205,7 @@ class SdscWriter {
   // torch-spyre's window fields (superdsc.py, _avgpool_sdsc_fields): per
   // output-spatial dim its window dim, stride, dilation and the input's
   // extent along it (totalSize_); padding is a separate op (decompose).
-  Json padding_sizes() const {
+  Json padding_sizes(bool per_core = false) const {
     Json sizes = Json::object();
     const Operand& input = space_.operands[0];
     for (const auto& w : space_.windows) {
@@ -213,6 +213,9 @@ class SdscWriter {
       for (size_t j = 0; j < input.iter_of.size(); ++j) {
         if (input.iter_of[j] == w.dim) total = operands_[0].tensor->shape[j];
       }
+      const size_t dim = static_cast<size_t>(w.dim);
+      if (per_core && slices_[dim] > 1)
+        total = w.span(space_.dims[dim].size / slices_[dim], space_.dims[static_cast<size_t>(w.window_dim)].size);
       sizes[space_.dims[static_cast<size_t>(w.dim)].label] = {
           {"padFront_", 0},          {"padBack_", 0},
           {"totalSize_", total},     {"stride_", w.stride},
@@ -264,11 +267,15 @@ class SdscWriter {
     }
     add(0, 1, "corelet_fold");
     add(0, 1, "row_fold");
-    // Read through a window: the input's whole extent (its dims are never split).
-    const bool windowed = o.window_of(static_cast<size_t>(d)) >= 0;
-    const int64_t extent = windowed                        ? info.tensor->shape[static_cast<size_t>(d)]
-                           : scale == DimScaleKind::Normal ? space_.dims[it].size / slices_[it]
-                                                           : 1;
+    // Read through a window: the span of input a core's outputs read.
+    const int w = o.window_of(static_cast<size_t>(d));
+    const bool windowed = w >= 0;
+    const int64_t extent =
+        windowed ? space_.windows[static_cast<size_t>(w)].span(
+                       space_.dims[it].size / slices_[it],
+                       space_.dims[static_cast<size_t>(space_.windows[static_cast<size_t>(w)].window_dim)].size)
+        : scale == DimScaleKind::Normal ? space_.dims[it].size / slices_[it]
+                                        : 1;
     if (scale == DimScaleKind::BroadcastStick) {
       add(se, 1, "elem_arr_1");
       add(0, se, "elem_arr_0");
@@ -311,7 +318,10 @@ class SdscWriter {
       for (size_t j = 0; j < t.shape.size(); ++j) {
         if (operand_scale(g_, space_, o, static_cast<int>(j)) != DimScaleKind::Normal) continue;
         const size_t it = static_cast<size_t>(o.iter_of[j]);
-        const int64_t origin = idx[it] * per_core_elems(space_.dims[it], slices_[it]);
+        // Through a window a core's outputs start `stride` input elements apart each.
+        const int w = o.window_of(j);
+        const int64_t origin = idx[it] * per_core_elems(space_.dims[it], slices_[it]) *
+                               (w < 0 ? 1 : space_.windows[static_cast<size_t>(w)].stride);
         offset += (static_cast<int>(j) == t.layout.stick ? origin / se : origin) * geo.stride[j];
       }
       if (tiled) {

@@ -39,6 +39,11 @@ std::vector<std::string> matmul_labels(size_t out_rank, const std::string& where
   return std::vector<std::string>(all.end() - static_cast<long>(out_rank + 1), all.end());
 }
 
+// The size of window `w`'s window dim (its kernel along the dim).
+int64_t window_size(const IterationSpace& space, int w) {
+  return space.dims[static_cast<size_t>(space.windows[static_cast<size_t>(w)].window_dim)].size;
+}
+
 int64_t round_up(int64_t n, int64_t multiple) { return multiple > 1 ? (n + multiple - 1) / multiple * multiple : n; }
 
 // IterDim::stick_elems for every dim, then N_ padded to whole sticks where the
@@ -227,12 +232,16 @@ std::vector<int64_t> split_units(const Graph& g, const IterationSpace& space) {
   }
   std::vector<int64_t> units;
   for (size_t i = 0; i < space.dims.size(); ++i) {
-    // A window and the output dim it slides along stay whole on each core
-    // (torch-spyre never splits ki / kj, nor i / j at a stride above 1).
-    const bool windowed = std::any_of(space.windows.begin(), space.windows.end(), [&](const IterWindow& w) {
-      return w.dim == static_cast<int>(i) || w.window_dim == static_cast<int>(i);
+    // A window stays whole on each core, and so do the output dims it slides
+    // along when a stride is above 1 (torch-spyre's work division: ki / kj
+    // are never split, conv_spatial_blocked_vars blocks i and j of a strided
+    // window); at stride 1 a core's rows read their window's halo too.
+    const bool strided =
+        std::any_of(space.windows.begin(), space.windows.end(), [](const IterWindow& w) { return w.stride > 1; });
+    const bool blocked = std::any_of(space.windows.begin(), space.windows.end(), [&](const IterWindow& w) {
+      return w.window_dim == static_cast<int>(i) || (strided && w.dim == static_cast<int>(i));
     });
-    if (windowed) {
+    if (blocked) {
       units.push_back(1);
       continue;
     }
@@ -260,9 +269,11 @@ int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand
   for (size_t j = 0; j < t.shape.size(); ++j) {
     if (operand_scale(g, space, o, static_cast<int>(j)) != DimScaleKind::Normal) continue;
     const size_t it = static_cast<size_t>(o.iter_of[j]);
-    // A dim read through a window is whole on every core (split_units).
-    const int64_t extent =
-        o.window_of(j) >= 0 ? t.shape[j] : std::min(t.shape[j], per_core_elems(space.dims[it], slices[it]));
+    const int64_t per_core = per_core_elems(space.dims[it], slices[it]);
+    const int w = o.window_of(j);  // read through a window: its outputs' span of the input
+    const int64_t extent = std::min(
+        t.shape[j],
+        w < 0 ? per_core : space.windows[static_cast<size_t>(w)].span(per_core, window_size(space, o.window_of(j))));
     const int64_t units = static_cast<int>(j) == t.layout.stick ? (extent + se - 1) / se : extent;
     span += (units - 1) * geo.stride[j];
   }
@@ -299,9 +310,11 @@ std::vector<CoreView> core_views(const Graph& g, const Op& op, const IterationSp
       }
       // The last core of a dim split over padded sticks holds less (its padding).
       const int64_t per_core = per_core_elems(space.dims[it], slices[it]);
-      if (o.window_of(j) >= 0) {  // read through a window: whole on every core (split_units)
-        v.origin.push_back(0);
-        v.extent.push_back(t.shape[j]);
+      if (const int w = o.window_of(j); w >= 0) {  // read through a window: its outputs' span, halo included
+        const IterWindow& win = space.windows[static_cast<size_t>(w)];
+        const int64_t origin = std::min(idx[it] * per_core * win.stride, t.shape[j]);
+        v.origin.push_back(origin);
+        v.extent.push_back(std::min(win.span(per_core, window_size(space, w)), t.shape[j] - origin));
         continue;
       }
       const int64_t origin = std::min(idx[it] * per_core, t.shape[j]);

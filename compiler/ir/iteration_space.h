@@ -52,6 +52,8 @@ struct Operand {
 struct IterWindow {
   int dim = -1, window_dim = -1;
   int64_t stride = 1, dilation = 1;
+  // Input elements `outputs` consecutive outputs read with a window of `window`.
+  int64_t span(int64_t outputs, int64_t window) const { return (outputs - 1) * stride + (window - 1) * dilation + 1; }
 };
 
 enum class DimScaleKind { Normal = 1, Broadcast = -1, BroadcastStick = -2 };

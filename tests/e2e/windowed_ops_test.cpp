@@ -195,6 +195,41 @@ TEST(WindowedOps, CompiledCnnBlockMatchesItsReference) {
   }
 }
 
+// torch-spyre's work division of a window (test_work_division.py,
+// TestConvSpatialBlockedVars): at stride 1 the output rows are divided like
+// any output dim (each core reads its rows' window, the halo rows twice);
+// at a stride above 1 i and j stay whole (test_blocks_spatial_dims_for_strided_conv,
+// test_blocked_spatial_dims_are_not_distributed: [2, 32, 32, 32] on 32 cores);
+// the window dims are never divided. Values against the reference either way.
+TEST(WindowedOps, StrideOneDividesTheOutputRowsAStrideAboveOneDoesNot) {
+  auto compiled = [](int stride) {
+    const std::string graph = R"({"name": "dw", "tensors": [
+        {"name": "x", "shape": [2, 32, 34, 34], "dtype": "float16", "role": "input"},
+        {"name": "w", "shape": [32, 1, 3, 3], "dtype": "float16", "role": "weight"},
+        {"name": "y", "role": "output"}],
+      "ops": [{"op": "conv2d", "inputs": ["x", "w"], "outputs": ["y"], "attrs": {"groups": 32, "stride": [)" +
+                              std::to_string(stride) + R"(, 1]}}]})";
+    TempDir dir;
+    compiler::CompileJob job;
+    job.graph_path = dir.file("graph.json");
+    write_text(job.graph_path, graph);
+    const CompiledRun c = compile_and_run(job, dir);
+    EXPECT_TRUE(c.run.report.comparisons.at(0).passed) << stride;
+    const Json sdsc = read_json_file(dir.file("program/sdsc_0.json"));
+    return sdsc.begin().value()["numWkSlicesPerDim_"];
+  };
+  const Json unstrided = compiled(1), strided = compiled(2);
+  EXPECT_EQ(unstrided["i"], 32);  // the largest output dim takes the cores (one stick of channels, 2 images)
+  EXPECT_EQ(unstrided["mb"], 1);
+  EXPECT_EQ(strided["i"], 1);
+  EXPECT_EQ(strided["j"], 1);
+  EXPECT_EQ(strided["mb"], 2);
+  for (const char* window : {"ki", "kj"}) {
+    EXPECT_EQ(unstrided[window], 1);
+    EXPECT_EQ(strided[window], 1);
+  }
+}
+
 // What torch-spyre does not run either: one line naming the op.
 TEST(WindowedOps, CompileRefusesWindowsItCannotRun) {
   auto error = [](const std::string& op, const std::string& weight, const std::string& attrs) {
