@@ -633,6 +633,16 @@ class SdscParser {
         sizes->at(w.dim).error("no input is read through the window of '" + w.dim + "' (one with '" + w.dim +
                                "' and without '" + w.window_dim + "')");
     }
+    for (const auto& [lds, dims] : sdsc_.windowed) {  // an input read through windows stays within 2^48 elements
+      double elements = 1;
+      for (const auto& [d, scale] : sdsc_.tensors[static_cast<size_t>(lds)].scale) {
+        const WindowedDim* w = sdsc_.window_of(lds, d);
+        if (scale == DimScale::Normal) elements *= static_cast<double>(w ? w->total_size : sdsc_.size.at(d));
+      }
+      if (elements > static_cast<double>(int64_t{1} << 48))
+        sizes->error(sdsc_.tensors[static_cast<size_t>(lds)].name +
+                     " read through these windows is larger than 2^48 elements");
+    }
     for (const auto& [lds, marks] : padding_marks_) {
       for (const auto& [dim, mark] : marks.second) {
         const WindowedDim* w = sdsc_.window_of(lds, dim);
@@ -664,12 +674,17 @@ class SdscParser {
     }
     const int64_t window = sdsc_.size.at(w.window_dim);
     const int64_t read = w.span(sdsc_.size.at(dim), window);
-    w.total_size = node.at("totalSize_").as_int();
     if (w.total_size < read)
       node.at("totalSize_")
           .error(std::to_string(w.total_size) + " input elements, but " + std::to_string(sdsc_.size.at(dim)) +
                  " outputs at stride " + std::to_string(w.stride) + " with a window of " + std::to_string(window) +
                  " read " + std::to_string(read));
+    // Past the last window fewer elements than a stride (a ragged input):
+    // more would be input no output reads, and bounds the input's size.
+    if (w.total_size >= read + w.stride)
+      node.at("totalSize_")
+          .error(std::to_string(w.total_size) + " input elements, but its " + std::to_string(sdsc_.size.at(dim)) +
+                 " windows end at " + std::to_string(read) + ": a whole stride or more no window reads");
     if (auto unneeded = node.find("unneededPad_")) {
       if (unneeded->as_int() != w.total_size - read)
         unneeded->error(std::to_string(unneeded->as_int()) + ", but the window reads " + std::to_string(read) +

@@ -135,6 +135,10 @@ TEST(WindowedOps, ReaderRefusesWindowsItCannotRun) {
             }).find("6 input elements, but 4 outputs at stride 2 with a window of 2 read 8"),
             std::string::npos);
   EXPECT_NE(refused([](Json& d) {
+              d["N_"]["paddingSizes_"]["i"]["totalSize_"] = 10;
+            }).find("10 input elements, but its 4 windows end at 8: a whole stride or more no window reads"),
+            std::string::npos);
+  EXPECT_NE(refused([](Json& d) {
               d["N_"]["paddingSizes_"]["j"]["windowDim_"] = "j";
             }).find("'j' is not another dimension of N_"),
             std::string::npos);
