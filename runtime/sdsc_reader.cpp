@@ -815,8 +815,9 @@ class SdscParser {
   void check_max_dim_sizes() const {
     for (const auto& a : sdsc_.allocations) {
       for (const auto& [dim, size] : a.max_dim_sizes) {
+        const std::string& named = dim;  // a lambda may not capture a structured binding before clang 16
         const bool indexed = std::any_of(sdsc_.gathers.begin(), sdsc_.gathers.end(),
-                                         [&](const Gather& g) { return g.value == a.lds_index && g.dim == dim; });
+                                         [&](const Gather& g) { return g.value == a.lds_index && g.dim == named; });
         if (indexed && size == 1) continue;
         fail(file_, a.path + ".maxDimSizes_",
              indexed ? "the indexed dim '" + dim + "' has maximum " + std::to_string(size) +

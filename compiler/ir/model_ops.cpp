@@ -354,9 +354,11 @@ std::array<int64_t, 2> pair_attr(const Json& attrs, const std::string& key, std:
 
 void check_window(const Shape& x, const Window2d& w, const std::string& op, const std::string& where) {
   if (x.size() != 4) fail("", where, op + " takes an [N, C, H, W] input, got " + shape_str(x));
+  constexpr int64_t kMax = int64_t{1} << 20;  // keeps every window's arithmetic within 64 bits
   for (int d = 0; d < 2; ++d) {
-    if (w.size[d] < 1 || w.stride[d] < 1 || w.dilation[d] < 1 || w.padding[d] < 0)
-      fail("", where, op + ": kernel, stride and dilation are at least 1 and padding at least 0");
+    if (w.size[d] < 1 || w.stride[d] < 1 || w.dilation[d] < 1 || w.padding[d] < 0 || w.size[d] > kMax ||
+        w.stride[d] > kMax || w.dilation[d] > kMax || w.padding[d] > kMax)
+      fail("", where, op + ": kernel, stride and dilation are 1 to 2^20 and padding 0 to 2^20");
     if (w.out(d, x[2 + static_cast<size_t>(d)]) < 1)
       fail("", where,
            op + ": the window (" + std::to_string(w.size[0]) + "x" + std::to_string(w.size[1]) +
@@ -396,8 +398,8 @@ Window2d conv_window(const Shape& x, const Shape& w, const Json& attrs, const st
 
 Window2d pool_window(const Shape& x, const Json& attrs, const std::string& where) {
   Window2d win;
+  if (!attrs.contains("kernel_size")) fail("", where, "avg_pool2d needs attribute 'kernel_size'");
   const auto size = pair_attr(attrs, "kernel_size", {0, 0}, where);
-  if (size[0] == 0) fail("", where, "avg_pool2d needs attribute 'kernel_size'");
   const auto stride = pair_attr(attrs, "stride", size, where), padding = pair_attr(attrs, "padding", {0, 0}, where);
   for (int d = 0; d < 2; ++d) {
     win.size[d] = size[static_cast<size_t>(d)];
@@ -422,7 +424,7 @@ Window2d pool_window(const Shape& x, const Json& attrs, const std::string& where
   win.divisor = win.size[0] * win.size[1];
   if (attrs.contains("divisor_override") && !attrs["divisor_override"].is_null()) {
     win.divisor = attrs["divisor_override"].get<int64_t>();
-    if (win.divisor == 0) fail("", where, "avg_pool2d's divisor_override is 0");
+    if (win.divisor < 1) fail("", where, "avg_pool2d's divisor_override must be positive");
   }
   return win;
 }

@@ -260,6 +260,10 @@ TEST(WindowedOps, CompileRefusesWindowsItCannotRun) {
   EXPECT_EQ(error("avg_pool2d", "[1]", R"({"kernel_size": 3, "ceil_mode": true})"),
             "g.json: $.ops[0] avg_pool2d 'y': unsupported: avg_pool2d with ceil_mode where a last window would be "
             "partial (torch-spyre refuses ceil_mode)");
+  EXPECT_EQ(error("conv2d", "[64, 64, 3, 3]", R"({"dilation": 0})"),
+            "g.json: $.ops[0] conv2d 'y': conv2d: kernel, stride and dilation are 1 to 2^20 and padding 0 to 2^20");
+  EXPECT_EQ(error("avg_pool2d", "[1]", "{}"),
+            "g.json: $.ops[0] avg_pool2d 'y': avg_pool2d needs attribute 'kernel_size'");
   EXPECT_EQ(error("avg_pool2d", "[1]", R"({"kernel_size": [2, 2, 2]})"),
             "g.json: $.ops[0] avg_pool2d 'y': attribute 'kernel_size' must be an integer or a list of two");
 }
