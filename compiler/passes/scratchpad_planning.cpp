@@ -126,15 +126,22 @@ Candidates lx_candidates(Graph& g, const CompileOptions& options, const TensorUs
       const Op& op = g.ops[static_cast<size_t>(use.op)];
       return (!use.output && op.attrs.contains("gather")) || op.attrs.contains("scatter");
     });
+    // The input a window reads: each core reads its outputs' span (halos included), which no
+    // producer's division of it into cores' LX gives, unless the window is one element at
+    // stride 1 (a 1x1 conv reads as a pointwise op); a windowed op's output is like any other.
     const bool windowed = std::any_of(uses.begin(), uses.end(), [&](const auto& use) {
-      const OpInfo* info = device_op_info(g.ops[static_cast<size_t>(use.op)]);
-      return info && info->windowed;
+      const Op& op = g.ops[static_cast<size_t>(use.op)];
+      const OpInfo* info = device_op_info(op);
+      const auto ones = std::vector<int64_t>{1, 1};
+      return info && info->windowed && !use.output && op.inputs[0] == static_cast<int>(t) &&
+             (op.attrs.at("kernel").get<std::vector<int64_t>>() != ones ||
+              op.attrs.at("stride").get<std::vector<int64_t>>() != ones);
     });
     if (indirect) {
       reason =
           "a gather's table or index, or a scatter's operand (torch-spyre keeps indirectly accessed tensors in HBM)";
     } else if (windowed) {
-      reason = "an operand of a windowed op (conv2d, depthwise conv, avgpool: kept in HBM here)";
+      reason = "the input of a windowed op (conv2d, depthwise conv, avgpool: its cores read overlapping spans)";
     } else if (u.blocked[t] || g.storage_of(static_cast<int>(t)) != static_cast<int>(t)) {
       reason = "read through a view or a copy";
     } else if (u.mismatch[t]) {
