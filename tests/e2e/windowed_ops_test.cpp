@@ -40,27 +40,49 @@ sim::RunOutcome timed(const std::string& name) {
   return r;
 }
 
+// A hand-written kernel run functionally on random inputs: the run and its
+// inputs as the device holds them (arg0, and arg1 when it has one).
+struct RandomRun {
+  sim::RunOutcome run;
+  std::vector<float> x, w;
+};
+RandomRun run_on_random(const std::string& name, uint32_t seed, float magnitude) {
+  const std::string bundle = bundle_path("hand-written/" + name);
+  const auto inputs = random_inputs(load_bundle(bundle), -magnitude, magnitude, seed);
+  RandomRun r{run_functional(bundle, inputs), rounded(inputs.at("arg0")), {}};
+  if (inputs.count("arg1")) r.w = rounded(inputs.at("arg1"));
+  return r;
+}
+
+// The reference of a k x k window at `stride` over an [H][W][C] input for an
+// [oh][ow][channels] output: at each output, the sum over the window of
+// term(input row, input column, ki, kj, output channel).
+template <typename Term>
+std::vector<double> window_sums(int64_t oh, int64_t ow, int64_t channels, int64_t stride, int64_t k, Term&& term) {
+  std::vector<double> out(static_cast<size_t>(oh * ow * channels), 0.0);
+  for (int64_t i = 0; i < oh; ++i)
+    for (int64_t j = 0; j < ow; ++j)
+      for (int64_t o = 0; o < channels; ++o) {
+        double acc = 0;
+        for (int64_t ki = 0; ki < k; ++ki)
+          for (int64_t kj = 0; kj < k; ++kj) acc += term(i * stride + ki, j * stride + kj, ki, kj, o);
+        out[static_cast<size_t>((i * ow + j) * channels + o)] = acc;
+      }
+  return out;
+}
+
 // conv2d 1x64x13x13, 128 filters of 3x3, stride 2: out[i][j][o] =
 // sum over c, ki, kj of x[2i + ki][2j + kj][c] * w[c][ki][kj][o].
 TEST(WindowedOps, Conv2dContractsChannelsAndWindowAtItsStride) {
-  const std::string bundle = bundle_path("hand-written/conv2d_k3_s2");
-  const auto inputs = random_inputs(load_bundle(bundle), -1, 1, 11);
-  const auto r = run_functional(bundle, inputs);
-  const auto x = rounded(inputs.at("arg0")), w = rounded(inputs.at("arg1"));
+  const auto [r, x, w] = run_on_random("conv2d_k3_s2", 11, 1);
   ASSERT_EQ(x.size(), 13u * 13u * 64u);
   ASSERT_EQ(w.size(), 64u * 3u * 3u * 128u);
-  const Shape4 xs{13, 13, 64}, ys{6, 6, 128};
-  std::vector<double> want(6 * 6 * 128, 0.0);
-  for (int64_t i = 0; i < 6; ++i)
-    for (int64_t j = 0; j < 6; ++j)
-      for (int64_t o = 0; o < 128; ++o) {
-        double acc = 0;
-        for (int64_t c = 0; c < 64; ++c)
-          for (int64_t ki = 0; ki < 3; ++ki)
-            for (int64_t kj = 0; kj < 3; ++kj)
-              acc += double(x[xs.at(2 * i + ki, 2 * j + kj, c)]) * w[((c * 3 + ki) * 3 + kj) * 128 + o];
-        want[ys.at(i, j, o)] = acc;
-      }
+  const Shape4 xs{13, 13, 64};
+  const auto want = window_sums(6, 6, 128, 2, 3, [&](int64_t h, int64_t v, int64_t ki, int64_t kj, int64_t o) {
+    double acc = 0;
+    for (int64_t c = 0; c < 64; ++c) acc += double(x[xs.at(h, v, c)]) * w[((c * 3 + ki) * 3 + kj) * 128 + o];
+    return acc;
+  });
   EXPECT_LE(worst_excess(r.outputs.at("arg2"), want, 4e-3), 2e-2);
   // Each of the 2 cores reads the whole 13x13 input and its half of the weight.
   const auto t = timed("conv2d_k3_s2");
@@ -72,22 +94,13 @@ TEST(WindowedOps, Conv2dContractsChannelsAndWindowAtItsStride) {
 // Depthwise 3x3 over 64 channels of 30x30: each of 2 cores computes 14 output
 // rows from its 16 input rows (2 rows of halo read by both).
 TEST(WindowedOps, DepthwiseConvReducesEachChannelsWindowWithHalos) {
-  const std::string bundle = bundle_path("hand-written/depthwise_conv2d_k3");
-  const auto inputs = random_inputs(load_bundle(bundle), -1, 1, 12);
-  const auto r = run_functional(bundle, inputs);
-  const auto x = rounded(inputs.at("arg0")), w = rounded(inputs.at("arg1"));
+  const auto [r, x, w] = run_on_random("depthwise_conv2d_k3", 12, 1);
   ASSERT_EQ(x.size(), 30u * 30u * 64u);
   ASSERT_EQ(w.size(), 3u * 3u * 64u);
-  const Shape4 xs{30, 30, 64}, ws{3, 3, 64}, ys{28, 28, 64};
-  std::vector<double> want(28 * 28 * 64, 0.0);
-  for (int64_t i = 0; i < 28; ++i)
-    for (int64_t j = 0; j < 28; ++j)
-      for (int64_t c = 0; c < 64; ++c) {
-        double acc = 0;
-        for (int64_t ki = 0; ki < 3; ++ki)
-          for (int64_t kj = 0; kj < 3; ++kj) acc += double(x[xs.at(i + ki, j + kj, c)]) * w[ws.at(ki, kj, c)];
-        want[ys.at(i, j, c)] = acc;
-      }
+  const Shape4 xs{30, 30, 64}, ws{3, 3, 64};
+  const auto want = window_sums(28, 28, 64, 1, 3, [&](int64_t h, int64_t v, int64_t ki, int64_t kj, int64_t c) {
+    return double(x[xs.at(h, v, c)]) * w[ws.at(ki, kj, c)];
+  });
   EXPECT_LE(worst_excess(r.outputs.at("arg2"), want, 4e-3), 1e-2);
   const auto t = timed("depthwise_conv2d_k3");
   EXPECT_EQ(t.report.hbm_read_bytes, 2 * (16 * 30 * 64 * 2) + 2 * (9 * 128));
@@ -97,21 +110,13 @@ TEST(WindowedOps, DepthwiseConvReducesEachChannelsWindowWithHalos) {
 // avg_pool2d(x, 2) on 2x64x8x8: the mean of each 2x2 window (the window's sum
 // times nmap = 1/4), the batch over 2 cores.
 TEST(WindowedOps, AvgPoolIsTheWindowsMeanThroughNmap) {
-  const std::string bundle = bundle_path("hand-written/avg_pool2d_k2");
-  const auto inputs = random_inputs(load_bundle(bundle), -4, 4, 13);
-  const auto r = run_functional(bundle, inputs);
-  const auto x = rounded(inputs.at("arg0"));
+  const auto [r, x, w] = run_on_random("avg_pool2d_k2", 13, 4);
+  ASSERT_TRUE(w.empty());
   ASSERT_EQ(x.size(), 2u * 8u * 8u * 64u);
-  std::vector<double> want(2 * 4 * 4 * 64, 0.0);
-  for (int64_t n = 0; n < 2; ++n)
-    for (int64_t i = 0; i < 4; ++i)
-      for (int64_t j = 0; j < 4; ++j)
-        for (int64_t c = 0; c < 64; ++c) {
-          double acc = 0;
-          for (int64_t ki = 0; ki < 2; ++ki)
-            for (int64_t kj = 0; kj < 2; ++kj) acc += x[((n * 8 + 2 * i + ki) * 8 + 2 * j + kj) * 64 + c];
-          want[((n * 4 + i) * 4 + j) * 64 + c] = acc / 4;
-        }
+  // The two images stacked as 16 rows: a window never crosses them (8 rows each, stride 2).
+  const auto want = window_sums(8, 4, 64, 2, 2, [&](int64_t h, int64_t v, int64_t, int64_t, int64_t c) {
+    return x[static_cast<size_t>((h * 8 + v) * 64 + c)] / 4.0;
+  });
   EXPECT_LE(worst_excess(r.outputs.at("arg1"), want, 4e-3), 1e-6);
   const auto t = timed("avg_pool2d_k2");
   EXPECT_EQ(t.report.hbm_read_bytes, 2 * 8 * 8 * 64 * 2);
