@@ -252,6 +252,9 @@ std::vector<OpInfo> builtin_rows() {
       // FP8 tensor is fp8todl16 (dtype_ops.py). Both convert values only.
       copy("qfp8ch", ""),
       copy("fp8todl16", ""),
+      // A weight's FP8 conversion (quantize_weight_fp8_with_scale): on the card its
+      // sticks are QFP8WT's [2, 64]; here the element order is the standard one.
+      copy("qfp8wt", ""),
       // Reductions (the output is also listed among the inputs).
       reduction("sum", "sum", S::ReduceStick, R::Sum, {sum_case}, "sumnonstick"),
       reduction("sumnonstick", "", S::Reduce, R::Sum, {sum_case}),
@@ -295,6 +298,11 @@ std::vector<OpInfo> builtin_rows() {
       }(),
       // PT array. Its values come from the executor's matmul (tests/e2e: mm, bmm).
       base("batchmatmul", "", K::Matmul, 2, 2, U::PT, S::Simple),
+      // torch-spyre's FP8 matmul (spyre.scaled_mm: _scaled_mm without its scales):
+      // SEN143_FP8 operands, products summed in fp32, a 16-bit result. The card
+      // reads its A in QFP8CH's and its B in QFP8WT's element order; here both
+      // are standard sticks (docs/model.md).
+      base("batchmatmulfp8", "", K::Matmul, 2, 2, U::PT, S::Simple),
       // Windowed ops (torch-spyre's aten.convolution direct lowering, spyre.conv2d
       // for depthwise, avg_pool2d): their activation is read through the
       // windows of N_.paddingSizes_. conv2d is a matmul contracting the input

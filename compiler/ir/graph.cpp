@@ -184,7 +184,7 @@ std::string attr_type_error(const std::string& key, const Json& value) {
   if (key == "keepdim" || key == "training" || key == "is_causal" || key == "enable_gqa" || key == "largest" ||
       key == "sorted" || key == "ceil_mode" || key == "count_include_pad")
     return value.is_boolean() ? "" : "must be true or false";
-  if (key == "dtype") return value.is_string() ? "" : "must be a dtype name";
+  if (key == "dtype" || key == "out_dtype") return value.is_string() ? "" : "must be a dtype name";
   return value.is_number() ? "" : "must be a number";  // eps, scale, scalar, min, max, beta, threshold
 }
 

@@ -123,6 +123,11 @@ const std::vector<ModelOp>& composite_table() {
        1,
        {"kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"},
        ""},
+      // torch._scaled_mm(mat1, mat2, scale_a, scale_b[, bias]) as torch-spyre
+      // decomposes it (scaled_mm_decomp): the FP8 matmul, then * scale_a,
+      // * scale_b, + bias; mat1 [M, K] or [B, M, K], mat2 [K, N] or [B, K, N].
+      {"_scaled_mm", K::ScaledMm, 4, 5, {"out_dtype"}, ""},
+      {"scaled_mm", K::ScaledMm, 4, 5, {"out_dtype"}, ""},
       // torch.nn.functional.pad (constant mode): torch-spyre's lower_constant_pad_nd.
       {"constant_pad_nd", K::Pad, 1, 1, {"pad", "value"}, ""},
       {"pad", K::Pad, 1, 1, {"pad", "value"}, ""},
@@ -279,14 +284,15 @@ std::pair<int64_t, int64_t> narrow_range(const Shape& x, const Json& attrs, cons
 
 namespace {
 
-DType dtype_attr(const Json& attrs, const std::string& where) {
+DType dtype_attr(const Json& attrs, const std::string& key, const std::string& where) {
   DType dtype;
-  if (!parse_dtype(attrs.at("dtype").get<std::string>(), dtype))
+  if (!parse_dtype(attrs.at(key).get<std::string>(), dtype))
     fail("", where,
-         "attribute 'dtype' '" + attrs.at("dtype").get<std::string>() +
+         "attribute '" + key + "' '" + attrs.at(key).get<std::string>() +
              "' is not a device dtype (float16, bfloat16, float32, int32, int64)");
   return dtype;
 }
+DType dtype_attr(const Json& attrs, const std::string& where) { return dtype_attr(attrs, "dtype", where); }
 
 }  // namespace
 
@@ -302,6 +308,7 @@ DType output_dtype(const ModelOp& op, const Json& attrs, const std::vector<DType
   if (op.kind == K::Cast) return cast_dtype(op.name, attrs, inputs, where);
   if (op.kind == K::Fill && attrs.contains("dtype")) return dtype_attr(attrs, where);
   if (op.kind == K::TopK && attrs.value("piece", 0) == 1) return DType::I32;  // int64 indices, narrowed
+  if (op.kind == K::ScaledMm) return attrs.contains("out_dtype") ? dtype_attr(attrs, "out_dtype", where) : DType::F16;
   return inputs.empty() ? DType::F16 : inputs[0];
 }
 
@@ -798,6 +805,31 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
                "weight and bias must have shape (" + std::to_string(in[0].back()) + ",), got " + shape_str(in[i]));
       }
       return in[0];
+    case K::ScaledMm: {
+      const Shape &a = in[0], &b = in[1];
+      const bool two_d = a.size() == 2 && b.size() == 2, batched = a.size() == 3 && (b.size() == 2 || b.size() == 3);
+      if (!(two_d || batched) || a.back() != b[b.size() - 2] || (b.size() == 3 && a[0] != b[0]))
+        fail("", where,
+             "_scaled_mm multiplies [M, K] @ [K, N], [B, M, K] @ [K, N] or [B, M, K] @ [B, K, N] (torch-spyre's "
+             "lower_scaled_mm), got " +
+                 shape_str(a) + " and " + shape_str(b));
+      Shape out(a.begin(), a.end() - 1);
+      out.push_back(b.back());
+      for (size_t i = 2; i < in.size(); ++i) {
+        if (broadcast_shapes({in[i], out}, where) != out)
+          fail("", where,
+               std::string(i == 4   ? "bias "
+                           : i == 2 ? "scale_a "
+                                    : "scale_b ") +
+                   shape_str(in[i]) + " does not broadcast to the product " + shape_str(out));
+      }
+      if (attrs.contains("out_dtype")) {
+        const DType d = dtype_attr(attrs, "out_dtype", where);
+        if (d != DType::F16 && d != DType::BF16)
+          fail("", where, "_scaled_mm's out_dtype is float16 or bfloat16 (the batchmatmulfp8 result's format)");
+      }
+      return out;
+    }
     case K::Matmul: {
       const Shape &a = in[0], &b = in[1];
       if (op.name == "mm" && (a.size() != 2 || b.size() != 2)) fail("", where, "mm takes two 2-dimensional tensors");

@@ -357,6 +357,30 @@ class Decomposer {
             {"dilation", {w.dilation[0], w.dilation[1]}}};
   }
 
+  // torch-spyre's scaled_mm_decomp: its FP8 matmul (lower_scaled_mm:
+  // batchmatmulfp8, FP8 operands, a 16-bit result), then * scale_a, *
+  // scale_b and + bias, pointwise ops broadcasting them.
+  void scaled_mm(const std::vector<int>& in, int out) {
+    for (int i : {in[0], in[1]}) {
+      if (tensor(i).dtype != DType::F8)
+        fail("", origin_,
+             "_scaled_mm multiplies float8_e4m3fn tensors (torch-spyre's lower_scaled_mm), not " +
+                 std::string(dtype_name(tensor(i).dtype)) + " '" + tensor(i).name + "'");
+    }
+    const int64_t k = shape(in[0]).back(), stick = stick_elems(DType::F8);
+    if (k % stick != 0)
+      fail("", origin_,
+           "_scaled_mm's contraction of " + std::to_string(k) + " is not whole FP8 sticks of " + std::to_string(stick) +
+               " (an FP8 operand is not padded here)");
+    int y = in.size() > 2 ? temp("fp8mm", shape(out), tensor(out).dtype) : out;
+    emit("batchmatmulfp8", {in[0], in[1]}, y);
+    for (size_t i = 2; i < in.size(); ++i) {
+      const int next = i + 1 == in.size() ? out : temp(i == 2 ? "scaled_a" : "scaled_b", shape(out), tensor(out).dtype);
+      emit(i == 4 ? "add" : "mul", {y, in[i]}, next);
+      y = next;
+    }
+  }
+
   // An [N, C, H, W] input with a window's zero padding around H and W.
   // torch-spyre's windowed ops take no padding (its im2col path pads on the
   // host): here the input is padded on the card first, as its
@@ -521,7 +545,7 @@ class Decomposer {
     for (int t : op.inputs) {
       dtypes.push_back(tensor(t).dtype);
       if (tensor(t).dtype != dtype && !reads_first_input_only(*m) && m->kind != ModelOpKind::Gather &&
-          !(m->kind == ModelOpKind::Scatter && t == op.inputs[1])) {
+          !(m->kind == ModelOpKind::Scatter && t == op.inputs[1]) && m->kind != ModelOpKind::ScaledMm) {
         fail("", origin_,
              "mixes " + std::string(dtype_name(dtype)) + " and " + dtype_name(tensor(t).dtype) +
                  " operands; give every operand one dtype");
@@ -685,6 +709,9 @@ class Decomposer {
       }
       case ModelOpKind::Pad:
         pad(in[0], pad_amounts(shape(in[0]), a, origin_), a.value("value", 0.0f), out);
+        return;
+      case ModelOpKind::ScaledMm:
+        scaled_mm(in, out);
         return;
       case ModelOpKind::Conv2d:
         conv2d(in, conv_window(shape(in[0]), shape(in[1]), a, origin_), out);

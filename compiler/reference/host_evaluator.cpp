@@ -580,6 +580,17 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
       case ModelOpKind::Matmul:
         out = matmul(*in[0], *in[1], gemm_kind);
         break;
+      case ModelOpKind::ScaledMm: {
+        // (mat1 @ mat2) * scale_a * scale_b + bias, the product stored in its 16-bit format first.
+        out = matmul(*in[0], *in[1], gemm_kind);
+        round_stored(out);
+        for (size_t i = 2; i < in.size(); ++i) {
+          out = elementwise({&out, in[i]}, out_t.shape,
+                            [i](const float* v) { return i == 4 ? v[0] + v[1] : v[0] * v[1]; });
+          if (i + 1 < in.size()) round_stored(out);
+        }
+        break;
+      }
       case ModelOpKind::Linear:
         out = linear(*in[0], *in[1], in.size() > 2 ? in[2] : nullptr, gemm_kind);
         break;

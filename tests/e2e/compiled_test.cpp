@@ -451,6 +451,57 @@ test::CompiledRun compile_graph_text(const std::string& graph, bool lx, const te
   return test::compile_and_run(job, dir);
 }
 
+// torch-spyre's test_fp8_scaled_mm (test_inductor_ops.py, bdc905f): a and b
+// quantized with their scales (a / scale clamped to +-448, to float8_e4m3fn),
+// then _scaled_mm with scale_a 2, scale_b 3 and bias 0.5, on its shapes: the
+// FP8 matmul (batchmatmulfp8 on the PT array, one byte an operand element),
+// then the scales and the bias; the values against the host reference.
+TEST(CompiledProgram, ScaledMmRunsTorchSpyresFp8Matmul) {
+  for (const auto& [m, k, n] :
+       {std::tuple{128, 128, 128}, std::tuple{3, 128, 128}, std::tuple{4, 128, 1024}, std::tuple{1, 4096, 4096}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
+    auto shape = [](int rows, int cols) { return "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]"; };
+    const std::string graph = R"({"name": "fp8mm", "tensors": [
+        {"name": "a", "shape": )" +
+                              shape(m, k) + R"(, "dtype": "float16", "role": "input"},
+        {"name": "b", "shape": )" +
+                              shape(k, n) + R"(, "dtype": "float16", "role": "weight"},
+        {"name": "scale_a", "shape": [1], "dtype": "float16", "role": "constant", "value": 2.0},
+        {"name": "scale_b", "shape": [1], "dtype": "float16", "role": "constant", "value": 3.0},
+        {"name": "bias", "shape": [1], "dtype": "float16", "role": "constant", "value": 0.5},
+        {"name": "y", "role": "output"}],
+      "ops": [{"op": "div", "inputs": ["a", "scale_a"], "outputs": ["a_s"]},
+              {"op": "clamp", "inputs": ["a_s"], "outputs": ["a_c"], "attrs": {"min": -448, "max": 448}},
+              {"op": "to", "inputs": ["a_c"], "outputs": ["qa"], "attrs": {"dtype": "float8_e4m3fn"}},
+              {"op": "div", "inputs": ["b", "scale_b"], "outputs": ["b_s"]},
+              {"op": "clamp", "inputs": ["b_s"], "outputs": ["b_c"], "attrs": {"min": -448, "max": 448}},
+              {"op": "to", "inputs": ["b_c"], "outputs": ["qb"], "attrs": {"dtype": "float8_e4m3fn"}},
+              {"op": "_scaled_mm", "inputs": ["qa", "qb", "scale_a", "scale_b", "bias"], "outputs": ["y"],
+               "attrs": {"out_dtype": "float16"}}]})";
+    test::TempDir dir;
+    const test::CompiledRun c = compile_graph_text(graph, false, dir);
+    ASSERT_EQ(c.run.report.comparisons.size(), 1u);
+    EXPECT_TRUE(c.run.report.comparisons[0].passed) << c.run.report.comparisons[0].mismatches;
+    const auto mm = std::find_if(c.run.report.kernels.begin(), c.run.report.kernels.end(),
+                                 [](const auto& kr) { return kr.op == "batchmatmulfp8"; });
+    ASSERT_NE(mm, c.run.report.kernels.end());
+    EXPECT_EQ(mm->unit, "pt");
+    EXPECT_GE(mm->hbm_read_bytes, int64_t{k} * n);  // b once at least, one byte an element
+    EXPECT_LT(mm->hbm_read_bytes, 2 * (int64_t{k} * n + int64_t{m} * k) * 32);
+    EXPECT_EQ(mm->macs, double(m) * k * n);
+    test::expect_invariants_hold(c.run.report, "scaled_mm");
+  }
+  const Json bad = Json::parse(R"({"name": "g", "tensors": [
+      {"name": "a", "shape": [4, 128], "dtype": "float16", "role": "input"},
+      {"name": "b", "shape": [128, 64], "dtype": "float8_e4m3fn", "role": "input"},
+      {"name": "s", "shape": [1], "dtype": "float16", "role": "input"}, {"name": "y", "role": "output"}],
+    "ops": [{"op": "_scaled_mm", "inputs": ["a", "b", "s", "s"], "outputs": ["y"]}]})");
+  EXPECT_EQ(
+      test::error_of([&] { compiler::compile(compiler::parse_graph(bad, "g.json"), compiler::CompileOptions{}); }),
+      "g.json: $.ops[0] _scaled_mm 'y': _scaled_mm multiplies float8_e4m3fn tensors (torch-spyre's "
+      "lower_scaled_mm), not float16 'a'");
+}
+
 // An embedding lookup as torch-spyre runs it (indirect access): the table
 // laid out rows outermost, the int64 ids as an int32 index, one core; each
 // kernel reads the rows it gathers (not the table) and its index, and the
