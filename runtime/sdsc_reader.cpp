@@ -592,7 +592,6 @@ class SdscParser {
     }
   }
 
-  // coordinateMasking_: {dim: [[valid, padding]]}, padding up to N_.
   // N_.paddingSizes_: the windows of torch-spyre's conv2d, depthwise conv and
   // avgpool (superdsc.py's _avgpool_sdsc_fields / _conv2d_sdsc_fields), the
   // per-core copies in ss_ / el_, and the allocate nodes' padding_ marks.
@@ -673,6 +672,10 @@ class SdscParser {
                    " inside a window (torch-spyre's windowed ops refuse padding > 0 too)");
     }
     const int64_t window = sdsc_.size.at(w.window_dim);
+    const double reach = static_cast<double>(sdsc_.size.at(dim) - 1) * static_cast<double>(w.stride) +
+                         static_cast<double>(window - 1) * static_cast<double>(w.dilation);
+    if (reach > static_cast<double>(int64_t{1} << 48))
+      node.error("the windows of '" + dim + "' reach past 2^48 input elements");
     const int64_t read = w.span(sdsc_.size.at(dim), window);
     if (w.total_size < read)
       node.at("totalSize_")
@@ -723,6 +726,7 @@ class SdscParser {
     return w;
   }
 
+  // coordinateMasking_: {dim: [[valid, padding]]}, padding up to N_.
   void read_masking(const JsonNode& dsc) {
     auto masking = dsc.find("coordinateMasking_");
     if (!masking || (masking->is_object() && masking->size() == 0)) return;

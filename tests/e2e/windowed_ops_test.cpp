@@ -140,6 +140,11 @@ TEST(WindowedOps, ReaderRefusesWindowsItCannotRun) {
             }).find("6 input elements, but 4 outputs at stride 2 with a window of 2 read 8"),
             std::string::npos);
   EXPECT_NE(refused([](Json& d) {
+              d["N_"]["i_"] = d["dataStageParam_"]["0"]["ss_"]["i_"] = int64_t{1} << 30;
+              d["N_"]["paddingSizes_"]["i"]["stride_"] = int64_t{1} << 20;
+            }).find("paddingSizes_.i: the windows of 'i' reach past 2^48 input elements"),
+            std::string::npos);
+  EXPECT_NE(refused([](Json& d) {
               d["N_"]["paddingSizes_"]["i"]["totalSize_"] = 10;
             }).find("10 input elements, but its 4 windows end at 8: a whole stride or more no window reads"),
             std::string::npos);
