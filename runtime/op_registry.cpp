@@ -252,8 +252,8 @@ std::vector<OpInfo> builtin_rows() {
       // FP8 tensor is fp8todl16 (dtype_ops.py). Both convert values only.
       copy("qfp8ch", ""),
       copy("fp8todl16", ""),
-      // A weight's FP8 conversion (quantize_weight_fp8_with_scale): on the card its
-      // sticks are QFP8WT's [2, 64]; here the element order is the standard one.
+      // A weight's FP8 conversion (quantize_weight_fp8_with_scale): its output in
+      // QFP8WT sticks (two rows of 64), which batchmatmulfp8 reads as its weight.
       copy("qfp8wt", ""),
       // Reductions (the output is also listed among the inputs).
       reduction("sum", "sum", S::ReduceStick, R::Sum, {sum_case}, "sumnonstick"),

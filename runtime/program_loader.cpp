@@ -37,7 +37,7 @@ std::vector<int> DeviceLimits::argument_segments() const {
 
 std::vector<std::string> host_dims(const Sdsc& sdsc, int lds) {
   const LabeledDs& t = sdsc.tensors.at(static_cast<size_t>(lds));
-  const std::string& stick = sdsc.primary_of(lds).stick_dim;
+  const std::string& stick = sdsc.primary_of(lds).stick.dim;
   std::vector<std::string> dims;
   for (const auto& d : sdsc.dims) {
     if (t.scale.count(d) && d != stick) dims.push_back(d);
@@ -209,7 +209,16 @@ class Binder {
       std::vector<std::string> order;
       for (int d : t.order) order.push_back(h.dims[static_cast<size_t>(d)]);
       const int elem = word_bytes(t.format);
-      h.layout = TensorLayout(order, extents, h.dims[static_cast<size_t>(t.stick)], kStickBytes / elem, elem);
+      StickShape stick{h.dims[static_cast<size_t>(t.stick)], kStickBytes / elem / t.stick_rows};
+      if (t.stick_rows > 1) {  // rows of the innermost other dim (compiler Layout::row_dim)
+        for (int d : t.order) {
+          if (d == t.stick) continue;
+          stick.row_dim = h.dims[static_cast<size_t>(d)];
+          stick.rows = t.stick_rows;
+          break;
+        }
+      }
+      h.layout = TensorLayout(order, extents, stick, elem);
       h.shape = t.shape;
       h.visible_shape = t.host_shape;
       h.role = t.role;

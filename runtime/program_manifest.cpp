@@ -87,6 +87,10 @@ ProgramManifest read_program_manifest(const std::string& path) {
     }
     if (tensor.stick < 0 || tensor.stick >= static_cast<int>(tensor.shape.size()))
       layout.at("stick").error("not a dim of the tensor");
+    if (auto rows = layout.find("stick_rows")) {
+      tensor.stick_rows = static_cast<int>(rows->as_int_in(1, 2));
+      if (tensor.stick_rows > 1 && tensor.order.size() < 2) rows->error("a two-dim stick needs a second dim");
+    }
     if (auto v = t.find("value")) tensor.value = static_cast<float>(v->as_double());
     if (tensor.role == "constant" && !tensor.value) t.error("a constant needs a value");
     if (auto shard = t.find("shard")) tensor.shard_dim = static_cast<int>(shard->at("dim").as_int_in(0, rank - 1));

@@ -35,6 +35,7 @@ struct ManifestTensor {
   int64_t offset = 0;               // byte offset in the buffer
   std::vector<int> order;           // logical dims, innermost first
   int stick = 0;                    // logical dim forming the sticks
+  int stick_rows = 1;               // > 1: two-dim sticks, rows of the innermost other dim in order (QFP8WT)
   std::optional<float> value;       // constants
   int shard_dim = -1;               // --cards N: each card holds part (card index) of the host tensor along this dim
 };

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/data_format.h"
@@ -21,10 +22,25 @@ const char* component_name(MemComponent component);
 // Dimension coordinates keyed by dimension name ("mb", "out", "c0", ...).
 using DimMap = std::map<std::string, int64_t>;
 
+// What one 128-byte stick holds: `elems` consecutive elements of `dim`, or,
+// for a two-dim stick (stickDimOrder_ [row_dim, dim], stickSize_ [rows,
+// elems]: torch-spyre's QFP8WT FP8 weights, [2, 64]), `rows` rows of them, one
+// per consecutive element of `row_dim`, each row contiguous.
+struct StickShape {
+  StickShape() = default;
+  StickShape(std::string d, int64_t e, std::string row = {}, int64_t n = 1)
+      : dim(std::move(d)), elems(e), row_dim(std::move(row)), rows(n) {}
+  std::string dim;
+  int64_t elems = 64;
+  std::string row_dim;  // empty: a one-dim stick
+  int64_t rows = 1;
+  int64_t elements() const { return elems * rows; }
+  bool holds(const std::string& d) const { return d == dim || (!row_dim.empty() && d == row_dim); }
+};
+
 struct PrimaryDsInfo {
   std::vector<std::string> layout_dims;  // the dims of this tensor type
-  std::string stick_dim;                 // stickDimOrder_[0]
-  int64_t stick_elems = 0;               // stickSize_[0]
+  StickShape stick;                      // stickDimOrder_, stickSize_
 };
 
 // scale_: 1 normal, -1 reduced/broadcast dim, -2 reduced/broadcast stick dim.

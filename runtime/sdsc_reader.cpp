@@ -317,6 +317,35 @@ class SdscParser {
     }
   }
 
+  // stickDimOrder_ and stickSize_: one dim, or two (torch-spyre's QFP8WT FP8
+  // weights: [row dim, dim] with sizes [2, 64], each stick two rows of 64).
+  StickShape read_stick(const JsonNode& info, const std::vector<std::string>& layout_dims) const {
+    JsonNode order = info.at("stickDimOrder_"), size = info.at("stickSize_");
+    auto sticks = order.as_string_list();
+    auto sizes = size.as_double_list();
+    if (sticks.empty() || sticks.size() > 2)
+      order.error("unsupported: sticks made of " + std::to_string(sticks.size()) + " dimensions (one or two)");
+    if (sizes.size() != sticks.size())
+      size.error("has " + std::to_string(sizes.size()) + " entries for " + std::to_string(sticks.size()) +
+                 " stick dimensions");
+    for (size_t i = 0; i < sticks.size(); ++i) {
+      sticks[i] = dim_key(sticks[i]);
+      if (std::find(layout_dims.begin(), layout_dims.end(), sticks[i]) == layout_dims.end())
+        order.element(i).error("stick dimension '" + sticks[i] + "' is not in layoutDimOrder_");
+      if (sizes[i] < 1 || sizes[i] != static_cast<double>(static_cast<int64_t>(sizes[i])) || sizes[i] > kStickBytes)
+        size.element(i).error("must be a positive integer of at most " + std::to_string(kStickBytes));
+    }
+    StickShape stick;
+    stick.dim = sticks.back();
+    stick.elems = static_cast<int64_t>(sizes.back());
+    if (sticks.size() == 2) {
+      if (sticks[0] == sticks[1]) order.error("names '" + sticks[0] + "' twice");
+      stick.row_dim = sticks[0];
+      stick.rows = static_cast<int64_t>(sizes[0]);
+    }
+    return stick;
+  }
+
   void read_primary(const JsonNode& dsc) {
     JsonNode primary = dsc.at("primaryDsInfo_");
     for (const auto& [type, info] : primary.members()) {
@@ -326,18 +355,7 @@ class SdscParser {
         d = dim_key(d);
         if (!sdsc_.size.count(d)) info.at("layoutDimOrder_").error("dimension '" + d + "' is not in N_");
       }
-      auto sticks = info.at("stickDimOrder_").as_string_list();
-      auto sizes = info.at("stickSize_").as_double_list();
-      if (sticks.size() != 1 || sizes.size() != 1) {
-        info.at("stickDimOrder_")
-            .error("unsupported: sticks made of " + std::to_string(sticks.size()) + " dimensions (one is supported)");
-      }
-      p.stick_dim = dim_key(sticks[0]);
-      if (std::find(p.layout_dims.begin(), p.layout_dims.end(), p.stick_dim) == p.layout_dims.end()) {
-        info.at("stickDimOrder_").error("stick dimension '" + p.stick_dim + "' is not in layoutDimOrder_");
-      }
-      p.stick_elems = static_cast<int64_t>(sizes[0]);
-      if (p.stick_elems < 1 || p.stick_elems != sizes[0]) info.at("stickSize_").error("must be a positive integer");
+      p.stick = read_stick(info, p.layout_dims);
       sdsc_.primary[type] = p;
     }
   }
@@ -362,10 +380,12 @@ class SdscParser {
         if (wl->as_int() != word_bytes(t.format))
           wl->error("wordLength " + std::to_string(wl->as_int()) + " does not match " + data_format_name(t.format));
       }
-      const int64_t stick_bytes = p->second.stick_elems * word_bytes(t.format);
+      const StickShape& stick = p->second.stick;
+      const int64_t stick_bytes = stick.elements() * word_bytes(t.format);
       if (stick_bytes != kStickBytes) {
         node.at("dataFormat_")
-            .error("a stick of " + std::to_string(p->second.stick_elems) + " x " + data_format_name(t.format) + " is " +
+            .error("a stick of " + (stick.rows > 1 ? std::to_string(stick.rows) + " x " : std::string()) +
+                   std::to_string(stick.elems) + " x " + data_format_name(t.format) + " is " +
                    std::to_string(stick_bytes) + " bytes; the device stick is 128 bytes");
       }
       JsonNode scale = node.at("scale_");
@@ -376,9 +396,12 @@ class SdscParser {
       }
       for (size_t k = 0; k < values.size(); ++k) {
         const std::string& d = p->second.layout_dims[k];
-        const bool stick = d == p->second.stick_dim;
+        const bool stick = d == p->second.stick.dim;
         if (values[k] == 1) {
           t.scale[d] = DimScale::Normal;
+        } else if (d == p->second.stick.row_dim) {
+          scale.element(k).error("unsupported: scale " + std::to_string(static_cast<int>(values[k])) +
+                                 " on the stick's row dimension '" + d + "' (a two-dim stick is read whole)");
         } else if (values[k] == -1 && !stick) {
           t.scale[d] = DimScale::Broadcast;
         } else if (values[k] == -2 && stick) {
@@ -546,9 +569,13 @@ class SdscParser {
                       std::to_string(*gap) + " and " + std::to_string(g) + ")");
         gap = g;
       }
-      if (d == primary.stick_dim && *gap % primary.stick_elems != 0) {
+      if (d == primary.stick.dim && *gap % primary.stick.elems != 0) {
         per_core.error("a back gap of " + std::to_string(*gap) + " elements on the stick dimension '" + d +
-                       "' is not a whole number of " + std::to_string(primary.stick_elems) + "-element sticks");
+                       "' is not a whole number of " + std::to_string(primary.stick.elems) + "-element sticks");
+      }
+      if (d == primary.stick.row_dim && *gap % primary.stick.rows != 0) {
+        per_core.error("a back gap of " + std::to_string(*gap) + " elements on the stick's row dimension '" + d +
+                       "' is not a whole number of " + std::to_string(primary.stick.rows) + "-row groups");
       }
       if (*gap > 0) gaps[d] = *gap;
     }
@@ -620,7 +647,7 @@ class SdscParser {
           const auto& scale = sdsc_.tensors[lds].scale;
           auto normal = [&](const std::string& d) { return scale.count(d) && scale.at(d) == DimScale::Normal; };
           if (!normal(w.dim) || normal(w.window_dim)) continue;
-          if (sdsc_.primary_of(lds).stick_dim == w.dim)
+          if (sdsc_.primary_of(lds).stick.holds(w.dim))
             sizes->at(w.dim).error("'" + w.dim + "' is " + sdsc_.tensors[lds].name +
                                    "'s stick dim (a window slides over a non-stick dim)");
           auto& dims = sdsc_.windowed[lds];
@@ -883,7 +910,7 @@ class SdscParser {
     // where several remain (a table of one-element rows is [M, 1]).
     std::vector<std::string> spans;
     for (const auto& [dim, scale] : sdsc_.tensors[index].scale) {
-      if (scale == DimScale::Normal && dim != sdsc_.primary_of(ia.related).stick_dim) spans.push_back(dim);
+      if (scale == DimScale::Normal && dim != sdsc_.primary_of(ia.related).stick.dim) spans.push_back(dim);
     }
     if (spans.size() > 1) std::erase_if(spans, [&](const std::string& d) { return sdsc_.size.at(d) == 1; });
     if (spans.size() != 1)
@@ -901,7 +928,7 @@ class SdscParser {
       list.error("the value tensor " + sdsc_.tensors[g.value].name +
                  (read ? " is both read and written through the index"
                        : " is neither an input nor the output of " + op.info->name));
-    if (sdsc_.primary_of(g.value).stick_dim == g.dim)
+    if (sdsc_.primary_of(g.value).stick.holds(g.dim))
       list.error("the value tensor " + sdsc_.tensors[g.value].name + (g.scatter ? " scatters" : " gathers") +
                  " along its stick dim '" + g.dim + "'");
     op.index_inputs.push_back(index);

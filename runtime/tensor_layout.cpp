@@ -8,19 +8,26 @@
 namespace spyre {
 
 TensorLayout::TensorLayout(const std::vector<std::string>& dims_innermost_first, const DimMap& extents,
-                           const std::string& stick_dim, int64_t stick_elems, int elem_bytes, const DimMap& back_gap)
-    : stick_dim_(stick_dim), stick_elems_(stick_elems), elem_bytes_(elem_bytes) {
-  int64_t running = stick_elems * elem_bytes;  // one stick
+                           const StickShape& stick, int elem_bytes, const DimMap& back_gap)
+    : stick_(stick), elem_bytes_(elem_bytes) {
+  int64_t running = stick.elements() * elem_bytes;  // one stick
   data_ = running;
   for (const auto& name : dims_innermost_first) {
     LayoutDim d;
     d.name = name;
     auto it = extents.find(name);
     d.extent = it == extents.end() ? 1 : it->second;
-    d.stick = name == stick_dim;
-    d.count = d.stick ? (d.extent + stick_elems - 1) / stick_elems : d.extent;
+    d.stick = stick.holds(name);
+    if (name == stick.dim) {
+      d.per_unit = stick.elems;
+      d.unit_step = elem_bytes;
+    } else if (d.stick) {  // the row dim of a two-dim stick: a row apart
+      d.per_unit = stick.rows;
+      d.unit_step = stick.elems * elem_bytes;
+    }
+    d.count = (d.extent + d.per_unit - 1) / d.per_unit;
     auto gap = back_gap.find(name);
-    if (gap != back_gap.end()) d.gap = d.stick ? gap->second / stick_elems : gap->second;
+    if (gap != back_gap.end()) d.gap = gap->second / d.per_unit;
     d.stride = running;
     running *= d.count + d.gap;
     data_ *= d.count;
@@ -32,7 +39,7 @@ TensorLayout::TensorLayout(const std::vector<std::string>& dims_innermost_first,
 int64_t TensorLayout::span_bytes() const {
   int64_t last = 0;
   for (const auto& d : dims_) last += (d.count - 1) * d.stride;
-  return last + stick_elems_ * elem_bytes_;
+  return last + stick_bytes();
 }
 
 const LayoutDim* TensorLayout::find(const std::string& name) const {
@@ -52,15 +59,11 @@ int64_t TensorLayout::offset(const DimMap& coords) const {
 }
 
 int64_t TensorLayout::box_bytes(const DimMap& origin, const DimMap& extent) const {
-  int64_t bytes = stick_elems_ * elem_bytes_;
+  int64_t bytes = stick_bytes();
   for (const auto& d : dims_) {
     const int64_t o = origin.count(d.name) ? origin.at(d.name) : 0;
     const int64_t e = extent.count(d.name) ? extent.at(d.name) : 1;
-    if (d.stick) {
-      bytes *= (o + e - 1) / stick_elems_ - o / stick_elems_ + 1;  // sticks spanned
-    } else {
-      bytes *= e;
-    }
+    bytes *= d.units_spanned(o, e);
   }
   return bytes;
 }
@@ -75,13 +78,11 @@ std::vector<std::pair<int64_t, int64_t>> TensorLayout::box_runs(const DimMap& or
   for (const auto& d : dims_) {
     const int64_t o = origin.count(d.name) ? origin.at(d.name) : 0;
     const int64_t e = extent.count(d.name) ? extent.at(d.name) : 1;
-    const int64_t first = d.stick ? o / stick_elems_ : o;
-    const int64_t units = d.stick ? (o + e - 1) / stick_elems_ - first + 1 : e;
-    base += first * d.stride;
-    spans.push_back({units, d.stride});
+    base += d.unit_of(o) * d.stride;
+    spans.push_back({d.units_spanned(o, e), d.stride});
   }
   // The innermost dims whose units follow each other make one run.
-  int64_t run = stick_elems_ * elem_bytes_;
+  int64_t run = stick_bytes();
   size_t k = 0;
   while (k < spans.size() && (spans[k].units == 1 || spans[k].stride == run)) {
     run *= spans[k].units;
@@ -121,11 +122,11 @@ std::vector<std::pair<int64_t, int64_t>> TensorLayout::runs(size_t max_runs) con
 }
 
 bool TensorLayout::same_bytes_as(const TensorLayout& other) const {
-  if (elem_bytes_ != other.elem_bytes_ || stick_elems_ != other.stick_elems_ || size_ != other.size_) return false;
+  if (elem_bytes_ != other.elem_bytes_ || !same_stick_as(other) || size_ != other.size_) return false;
   auto steps = [](const std::vector<LayoutDim>& dims) {
-    std::vector<std::tuple<int64_t, int64_t, bool>> out;
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> out;
     for (const auto& d : dims) {
-      if (d.count > 1) out.emplace_back(d.count, d.stride, d.stick);
+      if (d.count > 1) out.emplace_back(d.count, d.stride, d.stick ? d.per_unit : 0);
     }
     return out;
   };
@@ -133,7 +134,7 @@ bool TensorLayout::same_bytes_as(const TensorLayout& other) const {
 }
 
 bool TensorLayout::window_of(const TensorLayout& whole, int64_t offset) const {
-  if (elem_bytes_ != whole.elem_bytes_ || stick_elems_ != whole.stick_elems_ || offset < 0) return false;
+  if (elem_bytes_ != whole.elem_bytes_ || !same_stick_as(whole) || offset < 0) return false;
   // (count, stride) of the dims that step, innermost first; a window's dim
   // steps when its extent and gap together do.
   std::vector<const LayoutDim*> mine, theirs;
@@ -148,7 +149,8 @@ bool TensorLayout::window_of(const TensorLayout& whole, int64_t offset) const {
   for (size_t k = mine.size(); k-- > 0;) {  // outermost first: the offset's coordinate along each dim
     const LayoutDim& w = *mine[k];
     const LayoutDim& t = *theirs[k];
-    if (w.stride != t.stride || w.stick != t.stick || w.count + w.gap != t.count) return false;
+    if (w.stride != t.stride || w.stick != t.stick || w.per_unit != t.per_unit || w.count + w.gap != t.count)
+      return false;
     const int64_t origin = rest / t.stride;
     rest %= t.stride;
     if (origin + w.count > t.count) return false;
@@ -158,7 +160,7 @@ bool TensorLayout::window_of(const TensorLayout& whole, int64_t offset) const {
 
 bool TensorLayout::same_bytes_reshaped(const TensorLayout& other) const {
   if (same_bytes_as(other)) return true;
-  if (elem_bytes_ != other.elem_bytes_ || stick_elems_ != other.stick_elems_ || size_ != other.size_) return false;
+  if (elem_bytes_ != other.elem_bytes_ || !same_stick_as(other) || size_ != other.size_) return false;
   // (count, stride, stick) steps from the innermost, size-1 dims dropped and
   // contiguous non-stick dims merged (a flatten); with ignore_stick, stick
   // steps merge too (a lane dim that fits in one stick has no stick step, and
@@ -188,9 +190,10 @@ std::string TensorLayout::describe() const {
   std::string out;
   for (auto it = dims_.rbegin(); it != dims_.rend(); ++it) {
     out += "[" + it->name + ":" + std::to_string(it->count) + (it->gap ? "+" + std::to_string(it->gap) : "") +
-           (it->stick ? " sticks]" : "]");
+           (it->stick ? (it->name == stick_.dim ? " sticks]" : " row groups]") : "]");
   }
-  out += "[" + std::to_string(stick_elems_) + " x " + std::to_string(elem_bytes_) + "B]";
+  if (!stick_.row_dim.empty()) out += "[" + std::to_string(stick_.rows) + " rows]";
+  out += "[" + std::to_string(stick_.elems) + " x " + std::to_string(elem_bytes_) + "B]";
   return out;
 }
 
@@ -285,8 +288,8 @@ Box compute_box(const Sdsc& sdsc, int lds_index, int core) {
 
 TensorLayout compute_layout(const Sdsc& sdsc, int lds_index) {
   const PrimaryDsInfo& primary = sdsc.primary_of(lds_index);
-  return TensorLayout(sdsc.allocations.at(lds_index).layout_dims, compute_extents(sdsc, lds_index), primary.stick_dim,
-                      primary.stick_elems, word_bytes(sdsc.tensors.at(lds_index).format));
+  return TensorLayout(sdsc.allocations.at(lds_index).layout_dims, compute_extents(sdsc, lds_index), primary.stick,
+                      word_bytes(sdsc.tensors.at(lds_index).format));
 }
 
 bool relayout_input(const Sdsc& sdsc, int lds_index) {
@@ -306,14 +309,14 @@ TensorLayout allocation_layout(const Sdsc& sdsc, int lds_index) {
   const Allocation& alloc = sdsc.allocations.at(lds_index);
   const PrimaryDsInfo& primary = sdsc.primary_of(lds_index);
   const DimMap extents = tensor_extents(sdsc, lds_index, alloc.component == MemComponent::Lx);
-  return TensorLayout(alloc.layout_dims, extents, primary.stick_dim, primary.stick_elems,
-                      word_bytes(sdsc.tensors.at(lds_index).format), alloc.back_gap);
+  return TensorLayout(alloc.layout_dims, extents, primary.stick, word_bytes(sdsc.tensors.at(lds_index).format),
+                      alloc.back_gap);
 }
 
 TensorLayout whole_tensor_layout(const Sdsc& sdsc, int lds_index) {
   const PrimaryDsInfo& primary = sdsc.primary_of(lds_index);
   return TensorLayout(sdsc.allocations.at(lds_index).layout_dims, tensor_extents(sdsc, lds_index, /*per_core=*/false),
-                      primary.stick_dim, primary.stick_elems, word_bytes(sdsc.tensors.at(lds_index).format));
+                      primary.stick, word_bytes(sdsc.tensors.at(lds_index).format));
 }
 
 std::vector<int64_t> offsets_along(const TensorLayout& layout, const std::string& dim, int64_t first, int64_t n) {

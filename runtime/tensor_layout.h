@@ -6,7 +6,10 @@
 // innermost first (layoutDimOrder_); the stick dimension appears there as the
 // stick index. Example: [mb, out] with stick out on a (512, 1024) fp16 tensor
 // is the device shape [16 out-sticks][512 mb][64 elems], torch-spyre's default
-// [ceil(C/64), R, 64] for (R, C).
+// [ceil(C/64), R, 64] for (R, C). A two-dim stick (StickShape::row_dim) also
+// holds `rows` consecutive elements of its row dim, which then counts in
+// units of `rows`: an FP8 weight [in, out] in QFP8WT sticks is
+// [out/64 sticks][in/2 pairs][2][64].
 //
 // HBM tensors are laid out with their full extents (N_) and each core's start
 // address points at its slice inside them; LX tensors hold only the core's own
@@ -30,18 +33,26 @@ inline int64_t product(const std::vector<int64_t>& sizes) {
 struct LayoutDim {
   std::string name;
   int64_t extent = 1;  // logical elements
-  int64_t count = 1;   // memory units: sticks for the stick dimension, elements otherwise
-  int64_t stride = 0;  // bytes between consecutive units
-  int64_t gap = 0;     // units of padding after the last one (backGapCore_)
-  bool stick = false;
+  int64_t count =
+      1;  // memory units: sticks for the stick dimension, row groups for a stick's row dim, elements otherwise
+  int64_t stride = 0;     // bytes between consecutive units
+  int64_t gap = 0;        // units of padding after the last one (backGapCore_)
+  int64_t per_unit = 1;   // elements in one unit: the stick's elems or rows, 1 outside the stick
+  int64_t unit_step = 0;  // bytes between consecutive elements inside one unit
+  bool stick = false;     // the dim fills (part of) each stick
+  // The first unit of coordinate `coord` and the units a range spans.
+  int64_t unit_of(int64_t coord) const { return coord / per_unit; }
+  int64_t units_spanned(int64_t origin, int64_t extent_elems) const {
+    return unit_of(origin + extent_elems - 1) - unit_of(origin) + 1;
+  }
 };
 
 class TensorLayout {
  public:
   TensorLayout() = default;
   // back_gap: elements of padding after a dim (a view into a larger buffer).
-  TensorLayout(const std::vector<std::string>& dims_innermost_first, const DimMap& extents,
-               const std::string& stick_dim, int64_t stick_elems, int elem_bytes, const DimMap& back_gap = {});
+  TensorLayout(const std::vector<std::string>& dims_innermost_first, const DimMap& extents, const StickShape& stick,
+               int elem_bytes, const DimMap& back_gap = {});
 
   const std::vector<LayoutDim>& dims() const { return dims_; }
   const LayoutDim* find(const std::string& name) const;
@@ -54,13 +65,14 @@ class TensorLayout {
   // of a larger buffer).
   int64_t span_bytes() const;
   bool has_gaps() const { return data_ != size_; }
-  int64_t stick_elems() const { return stick_elems_; }
+  int64_t stick_elems() const { return stick_.elems; }
   int elem_bytes() const { return elem_bytes_; }
-  const std::string& stick_dim() const { return stick_dim_; }
+  const std::string& stick_dim() const { return stick_.dim; }
+  const StickShape& stick_shape() const { return stick_; }
+  int64_t stick_bytes() const { return stick_.elements() * elem_bytes_; }
 
   int64_t offset_along(const LayoutDim& dim, int64_t coord) const {
-    if (dim.stick) return (coord / stick_elems_) * dim.stride + (coord % stick_elems_) * elem_bytes_;
-    return coord * dim.stride;
+    return dim.unit_of(coord) * dim.stride + (coord % dim.per_unit) * dim.unit_step;
   }
   // Dims missing from coords count as coordinate 0.
   int64_t offset(const DimMap& coords) const;
@@ -77,6 +89,10 @@ class TensorLayout {
   // and stick size, and the same (count, stride) steps once size-1 dims are
   // dropped. Dim names are per SDSC, so they are not compared.
   bool same_bytes_as(const TensorLayout& other) const;
+  // The same stick: elements, rows (dim names are per SDSC, so not compared).
+  bool same_stick_as(const TensorLayout& other) const {
+    return stick_.elems == other.stick_.elems && stick_.rows == other.stick_.rows;
+  }
   // The same, or the other is a reshape of this one: contiguous dims merged
   // or split (sdpa writes [mb, y, x, i] and reads [mb, out, x], y x i = out;
   // [out, y, x, mb] and [out, x, mb] with x mb flattened). Bytes alone cannot
@@ -94,8 +110,7 @@ class TensorLayout {
 
  private:
   std::vector<LayoutDim> dims_;
-  std::string stick_dim_;
-  int64_t stick_elems_ = 64;
+  StickShape stick_;
   int elem_bytes_ = 2;
   int64_t size_ = 0;
   int64_t data_ = 0;

@@ -38,6 +38,7 @@ struct OperandInfo {
   const Tensor* tensor = nullptr;
   std::vector<std::string> layout;  // iteration labels, innermost first
   std::string stick;
+  std::string stick_rows_of;     // a two-dim stick's row dim (QFP8WT), else empty
   std::vector<int> layout_dims;  // tensor dims in layout order
   std::string label;             // primaryDsInfo_ key
 };
@@ -113,6 +114,8 @@ class SdscWriter {
         info.layout.push_back(space_.dims[static_cast<size_t>(o.iter_of[static_cast<size_t>(d)])].label);
       }
       info.stick = space_.dims[static_cast<size_t>(o.iter_of[static_cast<size_t>(info.tensor->layout.stick)])].label;
+      if (const int row = info.tensor->layout.row_dim(); row >= 0)
+        info.stick_rows_of = space_.dims[static_cast<size_t>(o.iter_of[static_cast<size_t>(row)])].label;
       operands_.push_back(info);
     }
     if (matmul) {
@@ -121,9 +124,10 @@ class SdscWriter {
     }
     // One label per distinct layout, the output's first; a stick of another
     // width (an fp32 operand among fp16 ones: a dtype conversion) is another layout.
-    std::vector<std::tuple<std::vector<std::string>, std::string, int64_t>> layouts;
+    std::vector<std::tuple<std::vector<std::string>, std::string, int64_t, int>> layouts;
     auto label_of = [&](OperandInfo& info) {
-      const auto key = std::make_tuple(info.layout, info.stick, stick_elems(info.tensor->dtype));
+      const auto key =
+          std::make_tuple(info.layout, info.stick, stick_elems(info.tensor->dtype), info.tensor->layout.stick_rows);
       size_t k = 0;
       while (k < layouts.size() && layouts[k] != key) ++k;
       if (k == layouts.size()) {
@@ -185,9 +189,13 @@ class SdscWriter {
     Json primary = Json::object();
     for (const auto& info : operands_) {
       if (primary.contains(info.label)) continue;
-      primary[info.label] = {{"layoutDimOrder_", info.layout},
-                             {"stickDimOrder_", Json::array({info.stick})},
-                             {"stickSize_", Json::array({stick_elems(info.tensor->dtype)})}};
+      // A two-dim stick as torch-spyre writes QFP8WT: [row dim, stick dim], [rows, elements a row].
+      const int rows = info.tensor->layout.stick_rows;
+      const int64_t se = stick_elems(info.tensor->dtype);
+      primary[info.label] = {
+          {"layoutDimOrder_", info.layout},
+          {"stickDimOrder_", rows > 1 ? Json::array({info.stick_rows_of, info.stick}) : Json::array({info.stick})},
+          {"stickSize_", rows > 1 ? Json::array({rows, se / rows}) : Json::array({se})}};
     }
     d["primaryDsInfo_"] = primary;
     Json tree = Json::array(), labeled = Json::array();
@@ -279,15 +287,15 @@ class SdscWriter {
     if (scale == DimScaleKind::BroadcastStick) {
       add(se, 1, "elem_arr_1");
       add(0, se, "elem_arr_0");
-    } else if (stick) {
-      add(se, (extent + se - 1) / se, "elem_arr_1");
-      add(1, se, "elem_arr_0");
+    } else if (const int64_t per = info.tensor->layout.per_unit(d, se); per > 1 || stick) {
+      add(per, (extent + per - 1) / per, "elem_arr_1");  // a stick's elements or a two-dim stick's rows
+      add(1, per, "elem_arr_0");
     } else {
       add(1, extent, "elem_arr_0");
     }
     return {{"spatial", 3},
             {"temporal", 0},
-            {"elemArr", stick ? 2 : 1},
+            {"elemArr", stick || info.tensor->layout.per_unit(d, se) > 1 ? 2 : 1},
             {"padding", windowed ? "padded_fullspan_wunneeded" : "nopad"},
             {"folds", {{"dim_prop_func", funcs}, {"dim_prop_attr", attrs}}}};
   }
@@ -322,7 +330,7 @@ class SdscWriter {
         const int w = o.window_of(j);
         const int64_t origin = idx[it] * per_core_elems(space_.dims[it], slices_[it]) *
                                (w < 0 ? 1 : space_.windows[static_cast<size_t>(w)].stride);
-        offset += (static_cast<int>(j) == t.layout.stick ? origin / se : origin) * geo.stride[j];
+        offset += origin / t.layout.per_unit(static_cast<int>(j), se) * geo.stride[j];
       }
       if (tiled) {
         const int64_t symbol = -static_cast<int64_t>(loop_addresses_.size()) - 1;

@@ -77,6 +77,7 @@ Json tensor_entry(const Graph& g, int t) {
   e["buffer"] = g.buffers[static_cast<size_t>(root.buffer)].name;
   e["offset"] = root.buffer_offset + tensor.view_offset;
   e["layout"] = {{"order", tensor.layout.order}, {"stick", tensor.layout.stick}};
+  if (tensor.layout.stick_rows > 1) e["layout"]["stick_rows"] = tensor.layout.stick_rows;
   e["device_size"] = device_size(shape, tensor.layout, se);
   e["bytes"] = layout_geometry(shape, tensor.layout, se, kStickBytes / se).bytes;
   if (tensor.role == Role::Constant) e["value"] = tensor.value;

@@ -60,8 +60,9 @@ void mark_stick_dims(const Graph& g, const Op& op, IterationSpace& s) {
         other_use[it] = true;
         continue;
       }
-      s.dims[it].stick_elems = std::max(s.dims[it].stick_elems, stick_elems(t.dtype));
-      narrowest[it] = narrowest[it] == 0 ? stick_elems(t.dtype) : std::min(narrowest[it], stick_elems(t.dtype));
+      const int64_t row = t.layout.per_unit(static_cast<int>(j), stick_elems(t.dtype));  // a stick's, or a row's
+      s.dims[it].stick_elems = std::max(s.dims[it].stick_elems, row);
+      narrowest[it] = narrowest[it] == 0 ? row : std::min(narrowest[it], row);
     }
   }
   for (size_t i = 0; i < s.dims.size(); ++i) {
@@ -228,20 +229,12 @@ std::vector<int64_t> split_units(const Graph& g, const IterationSpace& space) {
     const int stick = t.layout.stick;
     if (stick < 0 || operand_scale(g, space, o, stick) != DimScaleKind::Normal) continue;
     int64_t& e = per_stick[static_cast<size_t>(o.iter_of[static_cast<size_t>(stick)])];
-    e = std::max(e, stick_elems(t.dtype));
+    e = std::max(e, stick_elems(t.dtype) / t.layout.stick_rows);  // a two-dim stick: elements a row
   }
+  const std::vector<std::string> undivided = undivided_dims(g, space);
   std::vector<int64_t> units;
   for (size_t i = 0; i < space.dims.size(); ++i) {
-    // A window stays whole on each core, and so do the output dims it slides
-    // along when a stride is above 1 (torch-spyre's work division: ki / kj
-    // are never split, conv_spatial_blocked_vars blocks i and j of a strided
-    // window); at stride 1 a core's rows read their window's halo too.
-    const bool strided =
-        std::any_of(space.windows.begin(), space.windows.end(), [](const IterWindow& w) { return w.stride > 1; });
-    const bool blocked = std::any_of(space.windows.begin(), space.windows.end(), [&](const IterWindow& w) {
-      return w.window_dim == static_cast<int>(i) || (strided && w.dim == static_cast<int>(i));
-    });
-    if (blocked) {
+    if (!undivided[i].empty()) {
       units.push_back(1);
       continue;
     }
@@ -254,6 +247,33 @@ std::vector<int64_t> split_units(const Graph& g, const IterationSpace& space) {
     }
   }
   return units;
+}
+
+std::vector<std::string> undivided_dims(const Graph& g, const IterationSpace& space) {
+  std::vector<std::string> why(space.dims.size());
+  // A window stays whole on each core, and so do the output dims it slides
+  // along when a stride is above 1 (torch-spyre's work division: ki / kj are
+  // never split, conv_spatial_blocked_vars blocks i and j of a strided
+  // window); at stride 1 a core's rows read their window's halo too.
+  const bool strided =
+      std::any_of(space.windows.begin(), space.windows.end(), [](const IterWindow& w) { return w.stride > 1; });
+  for (const IterWindow& w : space.windows) {
+    why[static_cast<size_t>(w.window_dim)] = "a window dim, whole on every core";
+    if (strided)
+      why[static_cast<size_t>(w.dim)] =
+          "slid along by a window at a stride above 1 (torch-spyre's "
+          "conv_spatial_blocked_vars)";
+  }
+  // A two-dim stick's row dim (torch-spyre's qfp8wt_pinned_vars pins a
+  // QFP8WT output's row coordinate, qfp8wt_matmul_k_pinned a
+  // batchmatmulfp8's contraction over a QFP8WT weight).
+  for (const auto& o : space.operands) {
+    const Tensor& t = g.tensors[static_cast<size_t>(o.tensor)];
+    if (const int row = t.layout.row_dim(); row >= 0)
+      why[static_cast<size_t>(o.iter_of[static_cast<size_t>(row)])] =
+          "the row dim of '" + t.name + "''s two-row QFP8WT sticks (torch-spyre pins it)";
+  }
+  return why;
 }
 
 int64_t per_core_elems(const IterDim& dim, int64_t slices) {
@@ -274,7 +294,8 @@ int64_t per_core_span(const Graph& g, const IterationSpace& space, const Operand
     const int64_t extent = std::min(
         t.shape[j],
         w < 0 ? per_core : space.windows[static_cast<size_t>(w)].span(per_core, window_size(space, o.window_of(j))));
-    const int64_t units = static_cast<int>(j) == t.layout.stick ? (extent + se - 1) / se : extent;
+    const int64_t per = t.layout.per_unit(static_cast<int>(j), se);
+    const int64_t units = (extent + per - 1) / per;
     span += (units - 1) * geo.stride[j];
   }
   return span;

@@ -77,6 +77,10 @@ DimScaleKind operand_scale(const Graph& g, const IterationSpace& space, const Op
 // that is not a whole number of sticks counts its padded sticks when it may be
 // split over them (IterDim::stick_elems), else it is one unit: it cannot be split.
 std::vector<int64_t> split_units(const Graph& graph, const IterationSpace& space);
+// Per iteration dim, why no work division may divide it ("" when one may):
+// a window's dims, and a two-dim stick's row dim. split_units gives such a
+// dim one unit.
+std::vector<std::string> undivided_dims(const Graph& graph, const IterationSpace& space);
 
 // Elements of an iteration dim each core works on under `slices` (a dim split
 // over padded sticks: whole sticks, the padding in the last core's).

@@ -17,6 +17,20 @@ std::vector<int> significant_dims(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
+int Layout::row_dim() const {
+  if (stick_rows <= 1) return -1;
+  for (int d : order) {
+    if (d != stick) return d;
+  }
+  return -1;
+}
+
+int64_t Layout::per_unit(int dim, int64_t stick_elems) const {
+  if (dim == stick) return stick_elems / stick_rows;
+  if (stick_rows > 1 && dim == row_dim()) return stick_rows;
+  return 1;
+}
+
 Layout default_layout(const std::vector<int64_t>& shape) {
   Layout layout;
   const std::vector<int> dims = significant_dims(shape);
@@ -146,8 +160,8 @@ LayoutGeometry layout_geometry(const std::vector<int64_t>& shape, const Layout& 
   g.stride.assign(shape.size(), 0);
   int64_t running = stick_elems * elem_bytes;
   for (int d : layout.order) {
-    const int64_t n = shape[static_cast<size_t>(d)];
-    const int64_t units = d == layout.stick ? (n + stick_elems - 1) / stick_elems : n;
+    const int64_t n = shape[static_cast<size_t>(d)], per = layout.per_unit(d, stick_elems);
+    const int64_t units = (n + per - 1) / per;
     g.units[static_cast<size_t>(d)] = units;
     g.stride[static_cast<size_t>(d)] = running;
     running *= units;
@@ -161,6 +175,8 @@ std::string describe_layout(const Layout& layout) {
   for (size_t i = 0; i < layout.order.size(); ++i) {
     out += (i ? ", d" : "d") + std::to_string(layout.order[i]);
     if (layout.order[i] == layout.stick) out += "(stick)";
+    if (layout.stick_rows > 1 && layout.order[i] == layout.row_dim())
+      out += "(" + std::to_string(layout.stick_rows) + " rows a stick)";
   }
   return out + "]";
 }
@@ -168,10 +184,11 @@ std::string describe_layout(const Layout& layout) {
 std::vector<int64_t> device_size(const std::vector<int64_t>& shape, const Layout& layout, int64_t stick_elems) {
   std::vector<int64_t> size;
   for (auto it = layout.order.rbegin(); it != layout.order.rend(); ++it) {
-    const int64_t n = shape[static_cast<size_t>(*it)];
-    size.push_back(*it == layout.stick ? (n + stick_elems - 1) / stick_elems : n);
+    const int64_t n = shape[static_cast<size_t>(*it)], per = layout.per_unit(*it, stick_elems);
+    size.push_back((n + per - 1) / per);
   }
-  size.push_back(stick_elems);
+  if (layout.stick_rows > 1) size.push_back(layout.stick_rows);
+  size.push_back(stick_elems / layout.stick_rows);
   return size;
 }
 

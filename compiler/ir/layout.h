@@ -16,9 +16,19 @@ using Shape = std::vector<int64_t>;
 struct Layout {
   std::vector<int> order;  // every logical dim once, innermost first
   int stick = -1;          // the logical dim that forms sticks
-  bool operator==(const Layout& other) const { return order == other.order && stick == other.stick; }
+  // A two-dim stick (torch-spyre's QFP8WT FP8 weights, stickSize_ [2, 64]):
+  // each stick holds stick_rows consecutive elements of row_dim(), the
+  // innermost other dim, each a row of the stick dim's elements.
+  int stick_rows = 1;
+  bool operator==(const Layout& other) const {
+    return order == other.order && stick == other.stick && stick_rows == other.stick_rows;
+  }
   bool operator!=(const Layout& other) const { return !(*this == other); }
   bool empty() const { return order.empty(); }
+  int row_dim() const;  // -1 for a one-dim stick
+  // Elements of logical dim `dim` in one memory unit (a stick for the stick
+  // dim, a stick's rows for the row dim, else one) for sticks of stick_elems.
+  int64_t per_unit(int dim, int64_t stick_elems) const;
 };
 
 // torch-spyre's generic stick layout for a shape: device_size

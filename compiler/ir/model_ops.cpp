@@ -128,6 +128,12 @@ const std::vector<ModelOp>& composite_table() {
       // * scale_b, + bias; mat1 [M, K] or [B, M, K], mat2 [K, N] or [B, K, N].
       {"_scaled_mm", K::ScaledMm, 4, 5, {"out_dtype"}, ""},
       {"scaled_mm", K::ScaledMm, 4, 5, {"out_dtype"}, ""},
+      // torch-spyre's custom ops spyre.quantize_fp8_with_scale(x, scale) and
+      // spyre.quantize_weight_fp8_with_scale(w, scale) (decompositions.py):
+      // x * (1 / scale) clamped to +-448, then qfp8ch, or for a 2-D weight
+      // qfp8wt (its QFP8WT two-row sticks, which batchmatmulfp8 reads).
+      {"quantize_fp8_with_scale", K::QuantizeFp8, 2, 2, {}, ""},
+      {"quantize_weight_fp8_with_scale", K::QuantizeFp8, 2, 2, {}, ""},
       // torch.nn.functional.pad (constant mode): torch-spyre's lower_constant_pad_nd.
       {"constant_pad_nd", K::Pad, 1, 1, {"pad", "value"}, ""},
       {"pad", K::Pad, 1, 1, {"pad", "value"}, ""},
@@ -309,6 +315,7 @@ DType output_dtype(const ModelOp& op, const Json& attrs, const std::vector<DType
   if (op.kind == K::Fill && attrs.contains("dtype")) return dtype_attr(attrs, where);
   if (op.kind == K::TopK && attrs.value("piece", 0) == 1) return DType::I32;  // int64 indices, narrowed
   if (op.kind == K::ScaledMm) return attrs.contains("out_dtype") ? dtype_attr(attrs, "out_dtype", where) : DType::F16;
+  if (op.kind == K::QuantizeFp8) return DType::F8;
   return inputs.empty() ? DType::F16 : inputs[0];
 }
 
@@ -804,6 +811,14 @@ Shape infer_shape(const ModelOp& op, const std::vector<Shape>& in, const Json& a
           fail("", where,
                "weight and bias must have shape (" + std::to_string(in[0].back()) + ",), got " + shape_str(in[i]));
       }
+      return in[0];
+    case K::QuantizeFp8:
+      if (broadcast_shapes({in[1], in[0]}, where) != in[0])
+        fail("", where, "scale " + shape_str(in[1]) + " does not broadcast to the input " + shape_str(in[0]));
+      if (op.name == "quantize_weight_fp8_with_scale" && in[0].size() != 2)
+        fail("", where,
+             "quantize_weight_fp8_with_scale takes a 2-D weight [K, N] (its QFP8WT sticks pair rows of K), got " +
+                 shape_str(in[0]));
       return in[0];
     case K::ScaledMm: {
       const Shape &a = in[0], &b = in[1];

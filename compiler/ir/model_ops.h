@@ -42,7 +42,8 @@ enum class ModelOpKind {
   Scatter,     // index_put: the input with the rows an integer index names replaced by values
   Conv2d,      // conv2d: [N, C, H, W] input, [C_out, C / groups, kH, kW] weight (groups 1 or depthwise)
   AvgPool2d,   // avg_pool2d: the mean of each window of an [N, C, H, W] input
-  ScaledMm     // _scaled_mm: an FP8 matmul times scale_a and scale_b, plus a bias
+  ScaledMm,    // _scaled_mm: an FP8 matmul times scale_a and scale_b, plus a bias
+  QuantizeFp8  // quantize_(weight_)fp8_with_scale: x / scale clamped to FP8's range, converted
 };
 
 // Unary, Binary, Where and Reduction ops come from the op registry's rows with

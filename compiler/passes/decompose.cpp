@@ -14,6 +14,7 @@
 #include "compiler/ir/model_ops.h"
 #include "compiler/passes/passes.h"
 #include "runtime/error.h"
+#include "runtime/numerics.h"
 #include "runtime/text.h"
 
 namespace spyre::compiler {
@@ -713,6 +714,18 @@ class Decomposer {
       case ModelOpKind::ScaledMm:
         scaled_mm(in, out);
         return;
+      case ModelOpKind::QuantizeFp8: {
+        // torch-spyre's spyre_quantize_(weight_)fp8_with_scale: reciprocal,
+        // mul, clamp to FP8 E4M3's range, then the conversion.
+        const int inverse = temp("inv_scale", shape(in[1]), dtype);
+        emit("reciprocal", {in[1]}, inverse);
+        const int scaled = temp("scaled", shape(in[0]), dtype);
+        emit("mul", {in[0], inverse}, scaled);
+        const int clamped = temp("clamped", shape(in[0]), dtype);
+        emit("clip", {scaled}, clamped, {{"constants", {{"clipMin", -kFp8E4m3Max}, {"clipMax", kFp8E4m3Max}}}});
+        emit(op.type == "quantize_weight_fp8_with_scale" ? "qfp8wt" : "qfp8ch", {clamped}, out);
+        return;
+      }
       case ModelOpKind::Conv2d:
         conv2d(in, conv_window(shape(in[0]), shape(in[1]), a, origin_), out);
         return;

@@ -50,7 +50,7 @@ void resolve_views(Graph& g) {
         Tensor& part = g.tensors[static_cast<size_t>(p)];
         part.storage = g.storage_of(op.outputs[0]);
         part.view_offset =
-            whole.view_offset + (dim == whole.layout.stick ? start / se : start) * geo.stride[static_cast<size_t>(dim)];
+            whole.view_offset + start / whole.layout.per_unit(dim, se) * geo.stride[static_cast<size_t>(dim)];
         start += part.shape[static_cast<size_t>(dim)];
       }
       continue;
@@ -63,7 +63,7 @@ void resolve_views(Graph& g) {
       const int dim = op.attrs.at("dim").get<int>();
       const int64_t se = stick_elems(in.dtype), start = op.attrs.at("start").get<int64_t>();
       const LayoutGeometry geo = layout_geometry(in.shape, in.layout, se, kStickBytes / se);
-      out.view_offset += (dim == in.layout.stick ? start / se : start) * geo.stride[static_cast<size_t>(dim)];
+      out.view_offset += start / in.layout.per_unit(dim, se) * geo.stride[static_cast<size_t>(dim)];
     }
   }
 }

@@ -77,6 +77,9 @@ class LayoutPass {
         lay_out_view(static_cast<int>(o));
       } else {
         lay_out_device_op(static_cast<int>(o));
+        // Only qfp8wt writes two-dim sticks; an output following an input's layout keeps one-dim ones.
+        Layout& out = tensor(g_.ops[o].outputs[0]).layout;
+        if (g_.ops[o].type != "qfp8wt") out.stick_rows = 1;
       }
     }
     return std::move(copies_);
@@ -89,6 +92,7 @@ class LayoutPass {
   std::optional<Layout> derive_view(const Op& op, const Layout& base) {
     const Tensor& in = tensor(op.inputs[0]);
     const Tensor& out = tensor(op.outputs[0]);
+    if (base.stick_rows > 1) return std::nullopt;  // a two-dim stick is read whole (copied into another layout)
     if (op.type == "permute") return permute_layout(base, permutation(op));
     if (op.type == "reshape") return reshape_layout(in.shape, base, out.shape, stick_elems(in.dtype));
     // slice: one contiguous block only when no dim outside `dim` spans memory.
@@ -280,6 +284,12 @@ class LayoutPass {
       copies_.push_back({o, static_cast<int>(i), target});
   }
 
+  // require_layout, returning the layout.
+  Layout require_layout_of(int o, size_t i, const Layout& target) {
+    require_layout(o, i, target);
+    return target;
+  }
+
   // Makes input `i` of op `o` stick along its dim `dim`; returns its layout.
   Layout require_stick(int o, size_t i, int dim) {
     const int t = g_.ops[static_cast<size_t>(o)].inputs[i];
@@ -363,6 +373,16 @@ class LayoutPass {
     }
     if (op.type == "layernormscale") {
       out.layout = tensor(op.inputs[0]).layout;
+      return;
+    }
+    if (op.type == "qfp8wt") {
+      // torch-spyre's _qfp8wt_stl: a weight [K, N] (row-major, N the stick)
+      // in QFP8WT sticks, each two rows of K with 64 elements of N.
+      Layout wt = require_layout_of(o, 0, default_layout(tensor(op.inputs[0]).shape));
+      wt.stick_rows = 2;
+      if (wt.row_dim() != 0 || wt.stick != 1)
+        fail("", g_.describe(op), "internal: a QFP8WT weight is [K, N] with rows of K and N the stick");
+      out.layout = wt;
       return;
     }
     // Pointwise: pick the output's stick dim S, then make every operand that

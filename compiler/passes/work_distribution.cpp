@@ -86,6 +86,8 @@ std::vector<int64_t> overridden(const Graph& g, const Op& op, const IterationSpa
       for (const auto& d : space.dims) labels.push_back(d.label);
       fail("", where, op.type + " has no dim '" + label + "' (its dims: " + join(labels, ", ") + ")");
     }
+    if (const std::string why = undivided_dims(g, space)[static_cast<size_t>(i)]; n > 1 && !why.empty())
+      fail("", where, "dim '" + label + "' is never divided: " + why);
     const int64_t u = units[static_cast<size_t>(i)];
     if (n < 1 || u % n != 0) {
       const IterDim& d = space.dims[static_cast<size_t>(i)];

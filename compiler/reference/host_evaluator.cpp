@@ -10,6 +10,7 @@
 
 #include "compiler/ir/model_ops.h"
 #include "runtime/error.h"
+#include "runtime/numerics.h"
 #include "runtime/text.h"
 
 namespace spyre::compiler {
@@ -589,6 +590,17 @@ HostValues evaluate_graph(const Graph& g, const InputSource& inputs, StoredPreci
                             [i](const float* v) { return i == 4 ? v[0] + v[1] : v[0] * v[1]; });
           if (i + 1 < in.size()) round_stored(out);
         }
+        break;
+      }
+      case ModelOpKind::QuantizeFp8: {
+        // x * (1 / scale) clamped to +-448 (the device stores 1 / scale and
+        // the product in x's format); the output's format rounds it to FP8.
+        const DataFormat f = device_format(g.tensors[static_cast<size_t>(op.inputs[0])].dtype);
+        const bool device = precision == StoredPrecision::Device;
+        auto stored = [f, device](float v) { return device ? round_to_format(f, v) : v; };
+        out = elementwise(in, out_t.shape, [&stored](const float* v) {
+          return std::clamp(stored(v[0] * stored(1.0f / v[1])), -kFp8E4m3Max, kFp8E4m3Max);
+        });
         break;
       }
       case ModelOpKind::Linear:

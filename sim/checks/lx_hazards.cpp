@@ -48,12 +48,13 @@ std::string range(int64_t address, int64_t bytes) {
 
 // Every element at the same offset: the layouts differ at most in dim names.
 bool same_placement(const TensorLayout& a, const TensorLayout& b) {
-  if (a.size_bytes() != b.size_bytes() || a.elem_bytes() != b.elem_bytes() || a.stick_elems() != b.stick_elems() ||
+  if (a.size_bytes() != b.size_bytes() || a.elem_bytes() != b.elem_bytes() || !a.same_stick_as(b) ||
       a.dims().size() != b.dims().size())
     return false;
   for (size_t d = 0; d < a.dims().size(); ++d) {
     const LayoutDim &x = a.dims()[d], &y = b.dims()[d];
-    if (x.extent != y.extent || x.count != y.count || x.stride != y.stride || x.gap != y.gap || x.stick != y.stick)
+    if (x.extent != y.extent || x.count != y.count || x.stride != y.stride || x.gap != y.gap || x.stick != y.stick ||
+        x.per_unit != y.per_unit)
       return false;
   }
   return true;

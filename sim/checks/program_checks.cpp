@@ -37,27 +37,29 @@ void check_spans(const Program& p, const Kernel& k, const DeviceLimits& limits, 
 }
 
 // A core's slice of a stick dim must be whole sticks (or the whole dim): the
-// DMA moves whole sticks, so two cores would write the same stick.
+// DMA moves whole sticks, so two cores would write the same stick. The same
+// for a two-dim stick's row dim: its rows share a stick.
 void check_whole_sticks(const Program& p, const Kernel& k, std::vector<Hazard>& out) {
   for (size_t t = 0; t < k.tensors.size(); ++t) {
     const TensorBinding& b = k.tensors[t];
-    const LayoutDim* stick = b.layout.find(b.layout.stick_dim());
-    if (stick == nullptr) continue;
-    std::vector<int> ragged;
-    for (const auto& [core, box] : b.core_box) {
-      const auto e = box.extent.find(stick->name);
-      if (e == box.extent.end()) continue;
-      const auto o = box.origin.find(stick->name);
-      const int64_t origin = o == box.origin.end() ? 0 : o->second;
-      const bool whole_dim = b.component == MemComponent::Hbm ? e->second == stick->extent : true;
-      const int64_t se = b.layout.stick_elems();
-      const bool whole_sticks = e->second % se == 0 && origin % se == 0;
-      if (!whole_dim && !whole_sticks) ragged.push_back(core);
-    }
-    if (!ragged.empty()) {
+    for (const LayoutDim& stick : b.layout.dims()) {
+      if (!stick.stick || stick.per_unit == 1) continue;
+      std::vector<int> ragged;
+      for (const auto& [core, box] : b.core_box) {
+        const auto e = box.extent.find(stick.name);
+        if (e == box.extent.end()) continue;
+        const auto o = box.origin.find(stick.name);
+        const int64_t origin = o == box.origin.end() ? 0 : o->second;
+        const bool whole_dim = b.component == MemComponent::Hbm ? e->second == stick.extent : true;
+        const bool whole_units = e->second % stick.per_unit == 0 && origin % stick.per_unit == 0;
+        if (!whole_dim && !whole_units) ragged.push_back(core);
+      }
+      if (ragged.empty()) continue;
+      const bool rows = stick.name != b.layout.stick_dim();
       out.push_back(finding(p, k, "work_division", k.sdsc->tensors[t].name, ragged,
-                            "a core's slice of the stick dim " + stick->name + " is not a whole number of " +
-                                std::to_string(b.layout.stick_elems()) + "-element sticks: cores share sticks"));
+                            "a core's slice of the stick" + std::string(rows ? "'s row dim " : " dim ") + stick.name +
+                                " is not a whole number of " + std::to_string(stick.per_unit) +
+                                (rows ? "-row sticks" : "-element sticks") + ": cores share sticks"));
     }
   }
 }

@@ -159,7 +159,7 @@ void run_elementwise(DeviceMemory& memory, const Kernel& k, const ComputeOp& op)
   // An op reading exx2's stick (layernormscale) takes lane 1 (E[x^2]) as a second input next to lane 0 (E[x]).
   const LabeledDs& first_in = s.tensors[op.inputs[0]];
   const bool pair_lanes =
-      op.info->moment_pair_input && first_in.scale.at(s.primary_of(op.inputs[0]).stick_dim) == DimScale::BroadcastStick;
+      op.info->moment_pair_input && first_in.scale.at(s.primary_of(op.inputs[0]).stick.dim) == DimScale::BroadcastStick;
   const int n_in = static_cast<int>(op.inputs.size());
   const int n_values = n_in + (pair_lanes ? 1 : 0);
   for (int core : s.core_ids) {

@@ -2,9 +2,10 @@
 // (tests/inductor/test_work_division.py at bdc905f, read and rewritten here):
 // each TEST names the torch-spyre test it comes from and asserts what that test
 // asserts, on spyre-sim's default rule (work_distribution.cpp) or on a compiled
-// workload where the torch-spyre test inspects a pass's inputs. Tests of what
-// spyre-sim does not compile (strided conv windows, fp8 weight kernels, indirect
-// access) are not here: docs/compiler.md lists them as not modelled.
+// workload where the torch-spyre test inspects a pass's inputs (its QFP8WT
+// constraints on a compiled FP8 matmul). Its strided-conv tests are in
+// tests/e2e/windowed_ops_test.cpp; its indirect-access pins concern ops
+// spyre-sim runs on one core (tests/conformance/README.md).
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "compiler/passes/passes.h"
 #include "compiler/split/work_div_hint.h"
 #include "runtime/error.h"
+#include "test_support.h"
 
 namespace spyre::compiler {
 namespace {
@@ -114,6 +116,97 @@ TEST(TorchSpyreWorkDivision, NonStickVarIsNotBlocked) {
   int64_t cores = 1;
   for (const auto& [dim, n] : splits) cores *= n;
   EXPECT_EQ(cores, 10);
+}
+
+// TestQfp8wtConstraints: an FP8 weight in QFP8WT sticks (two rows of K a
+// stick, written by qfp8wt, read by batchmatmulfp8). The graph quantizes a
+// [4, 256] activation and a [256, 1024] weight (`weight_op`: torch-spyre's
+// quantize_weight_fp8_with_scale, or quantize_fp8_with_scale for a standard
+// one) and multiplies them; returns the compiled graph.
+Graph fp8_matmul(const std::string& weight_op, CompileOptions o = {}) {
+  const Json graph = Json::parse(R"({"name": "fp8", "tensors": [
+      {"name": "a", "shape": [4, 256], "dtype": "float16", "role": "input"},
+      {"name": "w", "shape": [256, 1024], "dtype": "float16", "role": "weight"},
+      {"name": "s", "shape": [1], "dtype": "float16", "role": "constant", "value": 2.0},
+      {"name": "y", "role": "output"}],
+    "ops": [{"op": "quantize_fp8_with_scale", "inputs": ["a", "s"], "outputs": ["qa"]},
+            {"op": ")" + weight_op +
+                                 R"(", "inputs": ["w", "s"], "outputs": ["qw"]},
+            {"op": "_scaled_mm", "inputs": ["qa", "qw", "s", "s"], "outputs": ["y"]}]})");
+  o.cores = 32;
+  return compile(parse_graph(graph, "fp8.json"), o);
+}
+
+// The op `type` of g: its splits and why each dim may not be divided.
+std::pair<std::map<std::string, int64_t>, std::map<std::string, std::string>> pins_of(const Graph& g,
+                                                                                      const std::string& type) {
+  for (const auto& op : g.ops) {
+    if (op.type != type) continue;
+    const IterationSpace space = iteration_space(g, op);
+    const auto why = undivided_dims(g, space);
+    std::map<std::string, std::string> pinned;
+    for (size_t i = 0; i < space.dims.size(); ++i) {
+      if (!why[i].empty()) pinned[space.dims[i].label] = why[i];
+    }
+    return {op.splits, pinned};
+  }
+  ADD_FAILURE() << "no " << type << " op";
+  return {};
+}
+
+// TestQfp8wtConstraints.test_output_second_stick_coord_pinned_for_qfp8wt_output:
+// the coordinate of a QFP8WT output's second stick dim (the weight's rows) is not divided.
+TEST(TorchSpyreWorkDivision, Qfp8wtOutputRowCoordIsPinned) {
+  const auto [splits, pinned] = pins_of(fp8_matmul("quantize_weight_fp8_with_scale"), "qfp8wt");
+  ASSERT_EQ(pinned.size(), 1u);
+  EXPECT_TRUE(pinned.count("mb"));
+  EXPECT_EQ(splits.count("mb") ? splits.at("mb") : 1, 1);
+  EXPECT_GT(splits.at("out"), 1);  // the columns still take the cores
+}
+
+// TestQfp8wtConstraints.test_standard_output_yields_no_pins: the same weight
+// converted with qfp8ch (one-dim sticks) pins nothing, and its rows divide.
+TEST(TorchSpyreWorkDivision, StandardFp8OutputYieldsNoPins) {
+  const auto [splits, pinned] = pins_of(fp8_matmul("quantize_fp8_with_scale"), "qfp8ch");
+  EXPECT_TRUE(pinned.empty());
+}
+
+// TestQfp8wtConstraints.test_matmul_k_pinned_for_batchmatmulfp8_with_qfp8wt_kernel
+// and test_matmul_k_not_pinned_for_plain_batchmatmul: the contraction of
+// batchmatmulfp8 is pinned when its weight is in QFP8WT sticks, not otherwise.
+TEST(TorchSpyreWorkDivision, Batchmatmulfp8ContractionPinnedOnlyOverAQfp8wtWeight) {
+  const auto [splits, pinned] = pins_of(fp8_matmul("quantize_weight_fp8_with_scale"), "batchmatmulfp8");
+  EXPECT_EQ(pinned.size(), 1u);
+  EXPECT_TRUE(pinned.count("in"));
+  EXPECT_EQ(splits.count("in") ? splits.at("in") : 1, 1);
+  const auto [plain_splits, plain_pinned] = pins_of(fp8_matmul("quantize_fp8_with_scale"), "batchmatmulfp8");
+  EXPECT_TRUE(plain_pinned.empty());
+}
+
+// TestCollectWorkDivisionConstraints.test_qfp8wt_k_pin_conflicting_with_span_split_raises_unsupported:
+// a weight whose rows cannot be divided and whose columns cannot bring a
+// core's span within 256 MiB is refused, naming the tensor.
+TEST(TorchSpyreWorkDivision, Qfp8wtPinConflictingWithTheSpanLimitIsRefused) {
+  const Json graph = Json::parse(R"({"name": "big", "tensors": [
+      {"name": "w", "shape": [4194304, 128], "dtype": "float16", "role": "weight"},
+      {"name": "s", "shape": [1], "dtype": "float16", "role": "constant", "value": 2.0},
+      {"name": "qw", "role": "output"}],
+    "ops": [{"op": "quantize_weight_fp8_with_scale", "inputs": ["w", "s"], "outputs": ["qw"]}]})");
+  CompileOptions o;
+  o.cores = 32;
+  const std::string error = test::error_of([&] { compile(parse_graph(graph, "big.json"), o); });
+  EXPECT_NE(error.find("spans 512 MiB per core even split into whole sticks as far as its shape allows"),
+            std::string::npos)
+      << error;
+  // A forced division of the pinned dims is refused by name.
+  CompileOptions rows, contraction;
+  rows.split_overrides["qw"] = {{"mb", 2}};
+  contraction.split_overrides["y.fp8mm"] = {{"in", 2}};
+  EXPECT_EQ(test::error_of([&] { fp8_matmul("quantize_weight_fp8_with_scale", rows); }),
+            "--split qw: dim 'mb' is never divided: the row dim of 'qw''s two-row QFP8WT sticks (torch-spyre pins it)");
+  EXPECT_EQ(test::error_of([&] { fp8_matmul("quantize_weight_fp8_with_scale", contraction); }),
+            "--split y.fp8mm: dim 'in' is never divided: the row dim of 'qw''s two-row QFP8WT sticks (torch-spyre "
+            "pins it)");
 }
 
 // torch-spyre's tests/inductor/test_work_division_hint.py (bdc905f),

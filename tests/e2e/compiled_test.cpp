@@ -452,15 +452,27 @@ test::CompiledRun compile_graph_text(const std::string& graph, bool lx, const te
 }
 
 // torch-spyre's test_fp8_scaled_mm (test_inductor_ops.py, bdc905f): a and b
-// quantized with their scales (a / scale clamped to +-448, to float8_e4m3fn),
-// then _scaled_mm with scale_a 2, scale_b 3 and bias 0.5, on its shapes: the
-// FP8 matmul (batchmatmulfp8 on the PT array, one byte an operand element),
-// then the scales and the bias; the values against the host reference.
+// quantized with their scales (spyre.quantize_fp8_with_scale and
+// quantize_weight_fp8_with_scale: * 1 / scale, clamped to +-448, qfp8ch and
+// qfp8wt), then _scaled_mm with scale_a 2, scale_b 3 and bias 0.5, on its
+// shapes: the FP8 matmul (batchmatmulfp8 on the PT array, one byte an operand
+// element, the weight in QFP8WT's two-row sticks, its contraction never
+// divided), then the scales and the bias; the values against the host
+// reference. Once more with the weight converted by `to` (qfp8ch, one-dim sticks).
 TEST(CompiledProgram, ScaledMmRunsTorchSpyresFp8Matmul) {
-  for (const auto& [m, k, n] :
-       {std::tuple{128, 128, 128}, std::tuple{3, 128, 128}, std::tuple{4, 128, 1024}, std::tuple{1, 4096, 4096}}) {
-    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
+  for (const auto& [m, k, n, weight_op] :
+       {std::tuple{128, 128, 128, "quantize_weight_fp8_with_scale"},
+        std::tuple{3, 128, 128, "quantize_weight_fp8_with_scale"},
+        std::tuple{4, 128, 1024, "quantize_weight_fp8_with_scale"},
+        std::tuple{1, 4096, 4096, "quantize_weight_fp8_with_scale"}, std::tuple{4, 128, 1024, "to"}}) {
+    const bool qfp8wt = std::string(weight_op) != "to";
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + " " + weight_op);
     auto shape = [](int rows, int cols) { return "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]"; };
+    const std::string quantize_b =
+        qfp8wt ? R"({"op": "quantize_weight_fp8_with_scale", "inputs": ["b", "scale_b"], "outputs": ["qb"]})"
+               : R"({"op": "div", "inputs": ["b", "scale_b"], "outputs": ["b_s"]},
+              {"op": "clamp", "inputs": ["b_s"], "outputs": ["b_c"], "attrs": {"min": -448, "max": 448}},
+              {"op": "to", "inputs": ["b_c"], "outputs": ["qb"], "attrs": {"dtype": "float8_e4m3fn"}})";
     const std::string graph = R"({"name": "fp8mm", "tensors": [
         {"name": "a", "shape": )" +
                               shape(m, k) + R"(, "dtype": "float16", "role": "input"},
@@ -469,19 +481,17 @@ TEST(CompiledProgram, ScaledMmRunsTorchSpyresFp8Matmul) {
         {"name": "scale_a", "shape": [1], "dtype": "float16", "role": "constant", "value": 2.0},
         {"name": "scale_b", "shape": [1], "dtype": "float16", "role": "constant", "value": 3.0},
         {"name": "bias", "shape": [1], "dtype": "float16", "role": "constant", "value": 0.5},
+        {"name": "qb", "role": "output"},
         {"name": "y", "role": "output"}],
-      "ops": [{"op": "div", "inputs": ["a", "scale_a"], "outputs": ["a_s"]},
-              {"op": "clamp", "inputs": ["a_s"], "outputs": ["a_c"], "attrs": {"min": -448, "max": 448}},
-              {"op": "to", "inputs": ["a_c"], "outputs": ["qa"], "attrs": {"dtype": "float8_e4m3fn"}},
-              {"op": "div", "inputs": ["b", "scale_b"], "outputs": ["b_s"]},
-              {"op": "clamp", "inputs": ["b_s"], "outputs": ["b_c"], "attrs": {"min": -448, "max": 448}},
-              {"op": "to", "inputs": ["b_c"], "outputs": ["qb"], "attrs": {"dtype": "float8_e4m3fn"}},
+      "ops": [{"op": "quantize_fp8_with_scale", "inputs": ["a", "scale_a"], "outputs": ["qa"]},
+              )" + quantize_b +
+                              R"(,
               {"op": "_scaled_mm", "inputs": ["qa", "qb", "scale_a", "scale_b", "bias"], "outputs": ["y"],
                "attrs": {"out_dtype": "float16"}}]})";
     test::TempDir dir;
     const test::CompiledRun c = compile_graph_text(graph, false, dir);
-    ASSERT_EQ(c.run.report.comparisons.size(), 1u);
-    EXPECT_TRUE(c.run.report.comparisons[0].passed) << c.run.report.comparisons[0].mismatches;
+    ASSERT_EQ(c.run.report.comparisons.size(), 2u);  // y and the quantized weight, read back through its layout
+    for (const auto& cmp : c.run.report.comparisons) EXPECT_TRUE(cmp.passed) << cmp.name << ": " << cmp.mismatches;
     const auto mm = std::find_if(c.run.report.kernels.begin(), c.run.report.kernels.end(),
                                  [](const auto& kr) { return kr.op == "batchmatmulfp8"; });
     ASSERT_NE(mm, c.run.report.kernels.end());
@@ -489,6 +499,13 @@ TEST(CompiledProgram, ScaledMmRunsTorchSpyresFp8Matmul) {
     EXPECT_GE(mm->hbm_read_bytes, int64_t{k} * n);  // b once at least, one byte an element
     EXPECT_LT(mm->hbm_read_bytes, 2 * (int64_t{k} * n + int64_t{m} * k) * 32);
     EXPECT_EQ(mm->macs, double(m) * k * n);
+    const Json sdsc = read_json_file(dir.file("program") + "/" + mm->file);
+    const Json& top = sdsc.begin().value();
+    const Json& body = top["dscs_"][0].begin().value();
+    EXPECT_EQ(body["primaryDsInfo_"]["KERNEL"]["stickSize_"], qfp8wt ? Json::parse("[2, 64]") : Json::parse("[128]"));
+    if (qfp8wt) {
+      EXPECT_EQ(top["numWkSlicesPerDim_"]["in"], 1);  // the contraction over a QFP8WT weight is whole
+    }
     test::expect_invariants_hold(c.run.report, "scaled_mm");
   }
   const Json bad = Json::parse(R"({"name": "g", "tensors": [

@@ -20,6 +20,14 @@ Arrays random_inputs(const Program& program, float lo, float hi, uint32_t seed, 
   return inputs;
 }
 
+sim::RunOutcome run_timed(const std::string& bundle) {
+  sim::RunOptions o;
+  o.bundle = bundle;
+  auto r = sim::run_bundle(o);
+  expect_invariants_hold(r.report, bundle);
+  return r;
+}
+
 sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs,
                                std::vector<std::string> arch_overrides) {
   TempDir dir;

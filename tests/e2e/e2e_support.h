@@ -23,6 +23,9 @@ Program load_bundle(const std::string& bundle);
 // Random inputs in [lo, hi) for every input of the bundle, except those given.
 Arrays random_inputs(const Program& program, float lo, float hi, uint32_t seed, const Arrays& given = {});
 
+// Runs the bundle in timing mode (no inputs) and checks the run's invariants.
+sim::RunOutcome run_timed(const std::string& bundle);
+
 // Runs the bundle functionally on these inputs; returns every output.
 sim::RunOutcome run_functional(const std::string& bundle, const Arrays& inputs,
                                std::vector<std::string> arch_overrides = {});

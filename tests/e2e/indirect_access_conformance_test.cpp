@@ -221,6 +221,10 @@ TEST(TorchSpyreIndirectAccess, IndexedDimOutermostForMultiAndSingleStickRows) {
   EXPECT_EQ(check_gather("embedding", {20, 64}, {5}, "int32"), 1);
 }
 
+// test_paged_kv: a paged KV-cache gather, keys [32768, 8, 128][slot_idxs [2, 256]
+// int64]: rows of 16 sticks gathered by a 2-D slot index, the indexed dim outermost.
+TEST(TorchSpyreIndirectAccess, PagedKv) { EXPECT_EQ(check_gather("embedding", {32768, 8, 128}, {2, 256}, "int64"), 1); }
+
 // test_index_put: out [128, 256], out[idx] = src, src [3, 256], idx [3] int32.
 TEST(TorchSpyreIndirectAccess, IndexPut) { EXPECT_EQ(check_scatter({128, 256}, 3, "int32"), 1); }
 

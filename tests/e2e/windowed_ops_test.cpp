@@ -1,6 +1,6 @@
 // torch-spyre's windowed ops (conv2d on the PT array, depthwise conv and
 // avgpool on the SFU) run from the hand-written kernels of
-// models/bundles/hand-written (scripts/hand_written_windowed_kernels.py): their
+// models/bundles/hand-written (scripts/hand_written_kernels.py): their
 // values against a direct loop over the window, their bytes as each core's
 // span of the input (halos included), and the reader's refusals; then
 // compiled from a graph's conv2d and avg_pool2d against the host reference.
@@ -32,13 +32,7 @@ std::vector<float> rounded(const std::vector<float>& v) {
   return out;
 }
 
-sim::RunOutcome timed(const std::string& name) {
-  sim::RunOptions o;
-  o.bundle = bundle_path("hand-written/" + name);
-  auto r = sim::run_bundle(o);
-  expect_invariants_hold(r.report, name);
-  return r;
-}
+sim::RunOutcome timed(const std::string& name) { return run_timed(bundle_path("hand-written/" + name)); }
 
 // A hand-written kernel run functionally on random inputs: the run and its
 // inputs as the device holds them (arg0, and arg1 when it has one).

@@ -20,7 +20,7 @@ using test::error_of;
 
 TEST(TensorLayout, DefaultTwoDimLayoutIsStickBlocksOutermost) {
   // (512, 1024) fp16 as [mb, out] with stick out: device [16][512][64].
-  TensorLayout l({"mb", "out"}, {{"mb", 512}, {"out", 1024}}, "out", 64, 2);
+  TensorLayout l({"mb", "out"}, {{"mb", 512}, {"out", 1024}}, {"out", 64}, 2);
   EXPECT_EQ(l.size_bytes(), 512 * 1024 * 2);
   EXPECT_EQ(l.offset({{"mb", 0}, {"out", 0}}), 0);
   EXPECT_EQ(l.offset({{"mb", 1}, {"out", 0}}), 128);
@@ -32,7 +32,7 @@ TEST(TensorLayout, DefaultTwoDimLayoutIsStickBlocksOutermost) {
 }
 
 TEST(TensorLayout, BoxRunsFollowTheStridedLayout) {
-  TensorLayout l({"mb", "out"}, {{"mb", 512}, {"out", 1024}}, "out", 64, 2);
+  TensorLayout l({"mb", "out"}, {{"mb", 512}, {"out", 1024}}, {"out", 64}, 2);
   // Rows 256-511 of every stick column: 16 runs of 256 sticks, one per column.
   const auto rows = l.box_runs({{"mb", 256}, {"out", 0}}, {{"mb", 256}, {"out", 1024}});
   ASSERT_EQ(rows.size(), 16u);
@@ -49,19 +49,42 @@ TEST(TensorLayout, BoxRunsFollowTheStridedLayout) {
   EXPECT_EQ(l.box_runs({{"mb", 256}, {"out", 0}}, {{"mb", 256}, {"out", 1024}}, 8).size(), 1u);
 }
 
+TEST(TensorLayout, TwoDimSticksHoldRowsOfTheRowDim) {
+  // An FP8 weight [in 6, out 128] in torch-spyre's QFP8WT sticks ([in, out]
+  // with sizes [2, 64]): device [2 out-sticks][3 in-pairs][2][64 x 1B].
+  const StickShape qfp8wt{"out", 64, "in", 2};
+  TensorLayout w({"in", "out"}, {{"in", 6}, {"out", 128}}, qfp8wt, 1);
+  EXPECT_EQ(w.size_bytes(), 6 * 128);
+  EXPECT_EQ(w.offset({{"in", 0}, {"out", 1}}), 1);
+  EXPECT_EQ(w.offset({{"in", 1}, {"out", 0}}), 64);   // the stick's second row
+  EXPECT_EQ(w.offset({{"in", 2}, {"out", 0}}), 128);  // the next stick
+  EXPECT_EQ(w.offset({{"in", 5}, {"out", 127}}), 3 * 128 + 2 * 128 + 64 + 63);
+  EXPECT_EQ(w.describe(), "[out:2 sticks][in:3 row groups][2 rows][64 x 1B]");
+  // Rows 1-2 touch two sticks (each row shares one with its pair); a row's
+  // 64 columns are one run inside its stick, so the box moves whole sticks.
+  EXPECT_EQ(w.box_bytes({{"in", 1}, {"out", 0}}, {{"in", 2}, {"out", 64}}), 2 * 128);
+  const auto runs = w.box_runs({{"in", 0}, {"out", 64}}, {{"in", 6}, {"out", 64}});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0], std::make_pair(int64_t{3 * 128}, int64_t{3 * 128}));
+  // Not the same bytes as one-dim FP8 sticks of 128 along out.
+  TensorLayout standard({"in", "out"}, {{"in", 6}, {"out", 128}}, {"out", 128}, 1);
+  EXPECT_EQ(standard.size_bytes(), w.size_bytes());
+  EXPECT_FALSE(standard.same_bytes_as(w));
+}
+
 TEST(TensorLayout, PadsTheStickDimToWholeSticks) {
-  TensorLayout l({"mb", "out"}, {{"mb", 4}, {"out", 100}}, "out", 64, 2);
+  TensorLayout l({"mb", "out"}, {{"mb", 4}, {"out", 100}}, {"out", 64}, 2);
   EXPECT_EQ(l.size_bytes(), 2 * 4 * 128);
-  TensorLayout same_bytes({"r", "c", "x"}, {{"r", 4}, {"c", 100}, {"x", 1}}, "c", 64, 2);
+  TensorLayout same_bytes({"r", "c", "x"}, {{"r", 4}, {"c", 100}, {"x", 1}}, {"c", 64}, 2);
   EXPECT_TRUE(l.same_bytes_as(same_bytes));
-  TensorLayout transposed({"out", "mb"}, {{"mb", 4}, {"out", 100}}, "out", 64, 2);
+  TensorLayout transposed({"out", "mb"}, {{"mb", 4}, {"out", 100}}, {"out", 64}, 2);
   EXPECT_FALSE(l.same_bytes_as(transposed));
 }
 
 TEST(TensorLayout, BackGapsWidenTheNextStride) {
   // The query heads of a fused QKV output (512 rows of 48 heads x 2 sticks):
   // 32 heads, then a gap of 16 heads, make a row 96 sticks long.
-  TensorLayout q({"out", "x", "mb", "i"}, {{"out", 2}, {"x", 32}, {"mb", 512}, {"i", 64}}, "i", 64, 2, {{"x", 16}});
+  TensorLayout q({"out", "x", "mb", "i"}, {{"out", 2}, {"x", 32}, {"mb", 512}, {"i", 64}}, {"i", 64}, 2, {{"x", 16}});
   EXPECT_EQ(q.find("x")->stride, 2 * 128);
   EXPECT_EQ(q.find("mb")->stride, 96 * 128);
   EXPECT_EQ(q.offset({{"mb", 1}, {"x", 1}, {"out", 1}, {"i", 3}}), 96 * 128 + 2 * 128 + 128 + 3 * 2);
@@ -74,7 +97,7 @@ TEST(TensorLayout, BackGapsWidenTheNextStride) {
   ASSERT_EQ(runs.size(), 512u);
   EXPECT_EQ(runs[1], std::make_pair(int64_t{96 * 128}, int64_t{64 * 128}));
   // A gap on the stick dim is in elements: 128 elements are two sticks.
-  TensorLayout wide({"out", "mb"}, {{"out", 128}, {"mb", 4}}, "out", 64, 2, {{"out", 128}});
+  TensorLayout wide({"out", "mb"}, {{"out", 128}, {"mb", 4}}, {"out", 64}, 2, {{"out", 128}});
   EXPECT_EQ(wide.find("mb")->stride, 4 * 128);
 }
 
@@ -82,8 +105,8 @@ TEST(TensorLayout, BackGapsWidenTheNextStride) {
 // tensor in the default layout are 64 rows of each stick column, the rest of
 // the rows a gap. It is a window of the whole tensor at row offsets only.
 TEST(TensorLayout, ATileWithItsGapIsAWindowOfTheWholeTensor) {
-  TensorLayout whole({"mb", "out"}, {{"mb", 256}, {"out", 512}}, "out", 64, 2);
-  TensorLayout tile({"r", "c"}, {{"r", 64}, {"c", 512}}, "c", 64, 2, {{"r", 192}});
+  TensorLayout whole({"mb", "out"}, {{"mb", 256}, {"out", 512}}, {"out", 64}, 2);
+  TensorLayout tile({"r", "c"}, {{"r", 64}, {"c", 512}}, {"c", 64}, 2, {{"r", 192}});
   EXPECT_EQ(tile.find("c")->stride, 256 * 128);
   EXPECT_EQ(tile.span_bytes(), 7 * 256 * 128 + 64 * 128);  // to the last stick of the last column
   EXPECT_LT(tile.span_bytes(), tile.size_bytes());
@@ -91,7 +114,7 @@ TEST(TensorLayout, ATileWithItsGapIsAWindowOfTheWholeTensor) {
   EXPECT_TRUE(tile.window_of(whole, 192 * 128));   // the last tile
   EXPECT_FALSE(tile.window_of(whole, 193 * 128));  // would run past the rows
   EXPECT_FALSE(tile.window_of(whole, 64));         // not at a stick
-  TensorLayout dense({"r", "c"}, {{"r", 64}, {"c", 512}}, "c", 64, 2);
+  TensorLayout dense({"r", "c"}, {{"r", 64}, {"c", 512}}, {"c", 64}, 2);
   EXPECT_FALSE(dense.window_of(whole, 0));  // other strides
   EXPECT_EQ(whole.span_bytes(), whole.size_bytes());
 }
