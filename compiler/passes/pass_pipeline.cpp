@@ -27,6 +27,10 @@ const std::vector<CompilerPass>& compiler_passes() {
        [](Graph& g, const CompileOptions&) { decompose(g); }},
       {"deadcode_elimination", "drop ops whose results nothing reads",
        [](Graph& g, const CompileOptions&) { deadcode_elimination(g); }},
+      {"fuse_gather_pointwise",
+       "a gather's rows read by one unary elementwise op alone: that op reads through the index (torch-spyre fuses "
+       "x[i].exp())",
+       [](Graph& g, const CompileOptions&) { fuse_gather_pointwise(g); }},
       {"propagate_layouts", "give every tensor a device layout (stick dim and order); note operands that need another",
        [](Graph& g, const CompileOptions& o) { propagate_layouts(g, o.input_layouts == "default"); }},
       {"insert_restickify", "copy those operands into the layout their op needs (ReStickifyOpHBM or identity)",

@@ -27,6 +27,9 @@ void coarse_tiling(Graph& graph);
 void decompose(Graph& graph);
 // 1b. Removes ops whose results nothing uses.
 void deadcode_elimination(Graph& graph);
+// 1c. A gather whose rows one unary elementwise op alone reads becomes that
+// op reading through the index (torch-spyre's fused indirect kernels).
+void fuse_gather_pointwise(Graph& graph);
 
 // 2. Layout propagation: gives every tensor a device layout and records in
 // graph.layout_copies each place where an operand must first be copied into

@@ -73,13 +73,14 @@ TEST(PassTable, ListsThePipelineInTorchSpyresOrder) {
     names.emplace_back(p.name);
     EXPECT_NE(std::string(p.summary), "") << p.name;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"coarse_tiling", "decompose", "deadcode_elimination", "propagate_layouts",
-                                             "insert_restickify", "span_reduction", "work_distribution",
-                                             "split_lx_chain", "lx_split_alignment", "clone_input_nodes",
-                                             "scratchpad_planning", "memory_planning"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"coarse_tiling", "decompose", "deadcode_elimination", "fuse_gather_pointwise",
+                                      "propagate_layouts", "insert_restickify", "span_reduction", "work_distribution",
+                                      "split_lx_chain", "lx_split_alignment", "clone_input_nodes",
+                                      "scratchpad_planning", "memory_planning"}));
   EXPECT_EQ(test::error_of([] { find_compiler_pass("layouts", "--stop-after"); }),
             "--stop-after layouts: unknown pass (passes: coarse_tiling, decompose, deadcode_elimination, "
-            "propagate_layouts, "
+            "fuse_gather_pointwise, propagate_layouts, "
             "insert_restickify, span_reduction, "
             "work_distribution, split_lx_chain, lx_split_alignment, clone_input_nodes, scratchpad_planning, "
             "memory_planning)");

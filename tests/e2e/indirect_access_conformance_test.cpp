@@ -225,6 +225,58 @@ TEST(TorchSpyreIndirectAccess, IndexedDimOutermostForMultiAndSingleStickRows) {
 // int64]: rows of 16 sticks gathered by a 2-D slot index, the indexed dim outermost.
 TEST(TorchSpyreIndirectAccess, PagedKv) { EXPECT_EQ(check_gather("embedding", {32768, 8, 128}, {2, 256}, "int64"), 1); }
 
+// The SDSC ops of `y = unaries(x[i])` (x of `table`, i of 32 rows) compiled
+// and run against the reference, in order, "*" after one that reads through
+// the index (its indirect-access contract checked).
+std::vector<std::string> gathered_then(const Dims& table, const std::vector<std::string>& unaries) {
+  std::string ops = R"({"op": "embedding", "inputs": ["x", "i"], "outputs": ["t0"]})";
+  for (size_t u = 0; u < unaries.size(); ++u) {
+    const std::string out = u + 1 == unaries.size() ? "y" : "t" + std::to_string(u + 1);
+    ops += R"(, {"op": ")" + unaries[u] + R"(", "inputs": ["t)" + std::to_string(u) + R"("], "outputs": [")" + out +
+           R"("]})";
+  }
+  TempDir dir;
+  compiler::CompileJob job;
+  job.graph_path = dir.file("g.json");
+  write_text(job.graph_path, R"({"name": "g", "tensors": [{"name": "x", "shape": )" + list(table) +
+                                 R"(, "dtype": "float16", "role": "input"},
+      {"name": "i", "shape": [32], "dtype": "int32", "role": "input"}, {"name": "y", "role": "output"}],
+    "ops": [)" + ops + "]}");
+  const CompiledRun c = compile_and_run(job, dir);
+  EXPECT_EQ(c.run.report.comparisons.size(), 1u);
+  for (const auto& cmp : c.run.report.comparisons) EXPECT_TRUE(cmp.passed) << cmp.name << " " << cmp.mismatches;
+  std::vector<std::string> out;
+  for (size_t k = 0; fs::exists(dir.file("program/sdsc_" + std::to_string(k) + ".json")); ++k) {
+    const std::string file = "sdsc_" + std::to_string(k) + ".json";
+    const Json doc = read_json_file(dir.file("program/" + file));
+    const Json& body = doc.begin().value()["dscs_"][0].begin().value();
+    out.push_back(body["computeOp_"][0]["opFuncName"].get<std::string>() +
+                  (expect_indirect_contract(body, file, "gather") ? "*" : ""));
+  }
+  return out;
+}
+
+// test_gather_with_exp and test_gather_supported_unaries: x[i] with each unary
+// is one kernel, the unary reading the table through the index (no gather copy).
+// Its sqrt is left out: the random inputs' negatives make NaN on both sides.
+TEST(TorchSpyreIndirectAccess, GatherFusedWithEachSupportedUnary) {
+  for (const auto& [unary, device_op] : std::vector<std::pair<std::string, std::string>>{{"abs", "abs"},
+                                                                                         {"neg", "neg"},
+                                                                                         {"exp", "exp"},
+                                                                                         {"tanh", "tanh"},
+                                                                                         {"sigmoid", "sigmoid"},
+                                                                                         {"relu", "relufwd"}}) {
+    EXPECT_EQ(gathered_then({128, 256}, {unary}), std::vector<std::string>{device_op + "*"}) << unary;
+  }
+}
+
+// test_gather_chained_unaries and test_gather_3d_chained_unaries: x[i].exp().tanh()
+// is exp through the index, then tanh on its result.
+TEST(TorchSpyreIndirectAccess, GatherFusesTheFirstOfChainedUnaries) {
+  EXPECT_EQ(gathered_then({128, 256}, {"exp", "tanh"}), (std::vector<std::string>{"exp*", "tanh"}));
+  EXPECT_EQ(gathered_then({64, 8, 64}, {"exp", "tanh"}), (std::vector<std::string>{"exp*", "tanh"}));
+}
+
 // test_index_put: out [128, 256], out[idx] = src, src [3, 256], idx [3] int32.
 TEST(TorchSpyreIndirectAccess, IndexPut) { EXPECT_EQ(check_scatter({128, 256}, 3, "int32"), 1); }
 
