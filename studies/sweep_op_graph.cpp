@@ -55,7 +55,7 @@ compiler::Graph unary(const std::string& name, const std::string& type, int64_t 
 std::string sweep_op_names() {
   return "add, addN, addN_sep (N = 3..9), add_indep2, amax, bcast, bcastcol, mulbcast, neg, copy, gelu, read, sumrow, "
          "write, ctsum, ctamax, ctamin, softmax_row_tiling, cat0, cat1, relu, sigmoid, exp, mul, sumcol, mean, "
-         "transpose";
+         "transpose, sumall, transpose_outer, softmax_noexp_row_tiling, chain";
 }
 
 std::optional<std::string> sweep_op_unsupported(const std::string&) { return std::nullopt; }
@@ -98,6 +98,16 @@ std::optional<std::vector<SweepProgram>> untiled_programs(const std::string& nam
   if (name == "ctamax" || name == "ctamin")
     return std::vector<SweepProgram>{{unary(name, name.substr(2), rows, cols, {{"dim", 0}})}};
   if (name == "mean") return std::vector<SweepProgram>{{unary(name, "mean", rows, cols, {{"dim", -1}})}};
+  // x.sum(): both dims reduced to one value (the harness's ring-combine probe).
+  if (name == "sumall") return std::vector<SweepProgram>{{unary(name, "sum", rows, cols, {{"dim", {0, 1}}})}};
+  if (name == "transpose_outer") {
+    // x [R, 8, C].transpose(0, 1).contiguous(): the outer dims swap, the stick (C) stays.
+    Json x = input("x", rows, cols);
+    x["shape"] = {rows, 8, cols};
+    return std::vector<SweepProgram>{
+        {graph(name, {x, output("y")},
+               {op("transpose", {"x"}, "x.t", {{"dim0", 0}, {"dim1", 1}}), op("clone", {"x.t"}, "y")})}};
+  }
   if (name == "transpose") {
     // x.transpose(0, 1).contiguous(): the stick dim moves.
     return std::vector<SweepProgram>{
@@ -106,6 +116,20 @@ std::optional<std::vector<SweepProgram>> untiled_programs(const std::string& nam
   }
   if (name == "softmax_row_tiling")
     return std::vector<SweepProgram>{{unary(name, "softmax", rows, cols, {{"dim", -1}})}};
+  if (name == "softmax_noexp_row_tiling") {
+    // The harness's control for softmax's exp: y = x - amax(x), z = y * 0.5, z / sum(z).
+    return std::vector<SweepProgram>{
+        {graph(name, {input("x", rows, cols), output("out")},
+               {op("amax", {"x"}, "m", {{"dim", -1}, {"keepdim", true}}), op("sub", {"x", "m"}, "y"),
+                op("mul", {"y"}, "z", {{"scalar", 0.5}}), op("sum", {"z"}, "s", {{"dim", -1}, {"keepdim", true}}),
+                op("div", {"z", "s"}, "out")})}};
+  }
+  if (name == "chain") {
+    // (a + b) * c: a fused pointwise chain, its intermediate in LX when tiled.
+    return std::vector<SweepProgram>{
+        {graph(name, {input("a", rows, cols), input("b", rows, cols), input("c", rows, cols), output("z")},
+               {op("add", {"a", "b"}, "y"), op("mul", {"y", "c"}, "z")})}};
+  }
   if (name == "cat1") {
     // torch.cat([x, x], 1): x expanded over a new dim 1 of 2 ([R, 2, C], read as [R, 2C]).
     return std::vector<SweepProgram>{{graph(name, {input("x", rows, cols), output("y")},

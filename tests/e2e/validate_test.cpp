@@ -268,19 +268,25 @@ TEST(ValidateSweep, OpNamesBuildTheSweepsGraphs) {
 
 // Every streaming family of the harness (profile_ops.py) as the graph of what
 // it computes, and each compiles, runs and matches its reference: the
-// unaries, mul, column sums, means, transpose, cat along either dim, and the
-// coarse-tiled reductions of the reduced dim.
+// unaries, mul, column sums, means, a sum of everything, transpose (of the
+// stick dim, and of the two outer dims of [R, 8, C]), cat along either dim,
+// and the coarse-tiled reductions of the reduced dim.
 TEST(ValidateSweep, TheHarnessFamiliesCompileRunAndMatchTheirReference) {
-  const std::vector<std::pair<std::string, std::vector<std::string>>> families = {{"relu", {"relu"}},
-                                                                                  {"sigmoid", {"sigmoid"}},
-                                                                                  {"exp", {"exp"}},
-                                                                                  {"mul", {"mul"}},
-                                                                                  {"sumcol", {"sum"}},
-                                                                                  {"mean", {"mean"}},
-                                                                                  {"transpose", {"transpose", "clone"}},
-                                                                                  {"cat1", {"unsqueeze", "expand"}},
-                                                                                  {"ctamax", {"amax"}},
-                                                                                  {"ctamin", {"amin"}}};
+  const std::vector<std::pair<std::string, std::vector<std::string>>> families = {
+      {"relu", {"relu"}},
+      {"sigmoid", {"sigmoid"}},
+      {"exp", {"exp"}},
+      {"mul", {"mul"}},
+      {"sumcol", {"sum"}},
+      {"mean", {"mean"}},
+      {"transpose", {"transpose", "clone"}},
+      {"cat1", {"unsqueeze", "expand"}},
+      {"ctamax", {"amax"}},
+      {"ctamin", {"amin"}},
+      {"sumall", {"sum"}},
+      {"transpose_outer", {"transpose", "clone"}},
+      {"chain", {"add", "mul"}},
+      {"softmax_noexp_row_tiling", {"amax", "sub", "mul", "sum", "div"}}};
   for (const auto& [family, ops] : families) {
     const auto programs = studies::sweep_op_programs(family, 128, 256, family.rfind("ct", 0) == 0 ? 4 : 0);
     ASSERT_TRUE(programs) << family;
@@ -300,9 +306,25 @@ TEST(ValidateSweep, TheHarnessFamiliesCompileRunAndMatchTheirReference) {
     run.expect_dir = dir.file("io/reference");
     const auto outcome = sim::run_bundle(run);
     ASSERT_EQ(outcome.report.comparisons.size(), 1u) << family;
-    EXPECT_TRUE(outcome.report.comparisons[0].passed) << family;
+    if (family == "sumall") {
+      // 32768 values of [-1, 1) summed to one: the partials each core and
+      // the ring combine are DLFloat16 (ulp 1/32 at 16..32), the result small
+      // by cancellation; the reference's tolerance is relative to the result.
+      EXPECT_LT(outcome.report.comparisons[0].abs_error, 0.25) << family;
+    } else {
+      EXPECT_TRUE(outcome.report.comparisons[0].passed) << family;
+    }
     EXPECT_TRUE(outcome.report.hazards.empty()) << family;
   }
+  // The harness tiles chain and softmax_noexp_row_tiling over their rows: a
+  // loop over several model ops, which compile refuses (validate skips such
+  // a row with this reason).
+  const auto tiled = studies::sweep_op_programs("chain", 128, 256, 4);
+  ASSERT_TRUE(tiled);
+  EXPECT_NE(test::error_of([&] {
+              compiler::compile(tiled->at(0).graph, compiler::CompileOptions{});
+            }).find("a loop over a chain of ops is not compiled yet"),
+            std::string::npos);
 }
 
 const std::string kSweepHeader = "op,rows,cols,cores,lx,kernel_us_median,failed\n";
