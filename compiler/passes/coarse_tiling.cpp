@@ -20,10 +20,16 @@
 //     identity value) initializes the output before the loop; each
 //     iteration reduces its tile into a partial and a combine (add, mul,
 //     maximum, minimum) folds it into the output in place (Tensor::accumulates_into).
-// Supported: one op whose tiled operands are graph inputs and outputs; the
-// hint's dim is a dim of its first input. Loops over chains of ops, tiling
-// the stick dim, and other reductions over the tiled dim are refused with
-// the reason.
+//   - Consecutive ops hinted alike form one loop (torch-spyre groups them
+//     into one LoopSpec: its chain `(a + b) * c` and a softmax written out
+//     op by op): what one computes and only later ones read is a tile-sized
+//     intermediate of the iteration, and a graph input several of them read
+//     is read through one copy.
+// Supported: ops whose tiled operands are graph inputs and outputs or the
+// chain's own intermediates; the hint's dim is a dim of each op's first
+// input. Tiling the stick dim, the tiled dim reduced inside a chain of
+// several ops, and other reductions over the tiled dim are refused with the
+// reason.
 
 #include <algorithm>
 #include <limits>
@@ -44,9 +50,17 @@ int reads_of(const Graph& g, int tensor) {
   return n;
 }
 
+// The ops of one loop: [begin, end) of the graph's ops, and the read copies
+// its graph inputs got (input -> copy).
+struct LoopChain {
+  size_t begin = 0, end = 0;
+  std::map<int, int> copies;
+};
+
 class CoarseTiler {
  public:
-  CoarseTiler(Graph& g, size_t op_index) : g_(g), index_(op_index), where_(g.describe(g.ops[op_index])) {}
+  CoarseTiler(Graph& g, size_t op_index, LoopChain& chain)
+      : g_(g), index_(op_index), chain_(chain), where_(g.describe(g.ops[op_index])) {}
 
   // The ops that replace the model op, in order.
   std::vector<Op> run() {
@@ -68,10 +82,14 @@ class CoarseTiler {
       fail("", where_,
            "coarse_tile.tiles " + std::to_string(tiles_) + " does not divide dim " + std::to_string(dim_) +
                " of its input (size " + std::to_string(size_) + ")");
+    if (already_tiled(op_.inputs[0])) size_ *= tiles_;  // a tile of the whole
     const ModelOp* m = find_model_op(op_.type);
     if (m && m->kind == ModelOpKind::Reduction &&
-        reduction_dims(op_.attrs, in_shape.size(), where_) == std::vector<int>{dim_})
+        reduction_dims(op_.attrs, in_shape.size(), where_) == std::vector<int>{dim_}) {
+      if (chain_.end - chain_.begin > 1)
+        fail("", where_, "coarse tiling of the dim " + op_.type + " reduces inside a chain of ops is not compiled yet");
       return tile_reduced_dim();
+    }
     return tile_output_dim();
   }
 
@@ -81,7 +99,9 @@ class CoarseTiler {
     const Shape& out_shape = g_.tensors[static_cast<size_t>(op_.outputs[0])].shape;
     for (int in : op_.inputs) {
       const Tensor& t = g_.tensors[static_cast<size_t>(in)];
-      const int64_t along = t.shape.size() == out_shape.size() ? t.shape[static_cast<size_t>(dim_)] : -1;
+      const int64_t along = t.shape.size() == out_shape.size()
+                                ? t.shape[static_cast<size_t>(dim_)] * (already_tiled(in) ? tiles_ : 1)
+                                : -1;
       if (out_shape[static_cast<size_t>(dim_)] != size_ || (along != size_ && along != 1)) {
         fail("", where_,
              "coarse tiling over dim " + std::to_string(dim_) + ": '" + t.name + "' " + shape_text(t.shape) +
@@ -90,8 +110,11 @@ class CoarseTiler {
     }
     std::vector<Op> ops;
     for (int& in : op_.inputs) {
-      // An operand of size 1 along the tiled dim is the same for every tile.
-      if (g_.tensors[static_cast<size_t>(in)].shape[static_cast<size_t>(dim_)] == size_) in = read_copy(in, ops);
+      // An operand of size 1 along the tiled dim is the same for every tile;
+      // the chain's own intermediates are tiles already.
+      if (produced_in_chain(in)) continue;
+      if (chain_.copies.count(in) || g_.tensors[static_cast<size_t>(in)].shape[static_cast<size_t>(dim_)] == size_)
+        in = read_copy(in, ops);
     }
     tile_output(op_.outputs[0]);
     op_.loop_trips = tiles_;
@@ -145,24 +168,53 @@ class CoarseTiler {
   // A tiled graph input, read through a tile-sized copy inside the loop, as
   // torch-spyre's read copies are; returns the copy.
   int read_copy(int in, std::vector<Op>& ops) {
+    if (auto copied = chain_.copies.find(in); copied != chain_.copies.end()) return copied->second;
     const Tensor& t = g_.tensors[static_cast<size_t>(in)];
     if (t.role != Role::Input && t.role != Role::Weight)
       fail("", where_,
            "coarse tiling reads '" + t.name +
-               "', which another op computes: a loop over a chain of ops is not "
-               "compiled yet");
-    if (reads_of(g_, in) > 1)
-      fail("", where_, "coarse tiling: input '" + t.name + "' is read by other ops too; tile every reader or none");
+               "', which an op outside its loop computes: hint that op alike (one loop) or tile neither");
+    if (reads_of(g_, in) > reads_in_chain(in))
+      fail("", where_,
+           "coarse tiling: input '" + t.name + "' is read by ops outside the loop too; tile every reader or none");
     tile(in);
     const int copy = add_like(in, ".tile");
     g_.tensors[static_cast<size_t>(copy)].clone_of = in;  // an LX candidate, as torch-spyre's read copies are
     ops.push_back(loop_op("clone", {in}, copy, tiles_, " (tile read copy)"));
+    chain_.copies[in] = copy;
     return copy;
   }
 
   void tile_output(int out) {
+    const Tensor& y = g_.tensors[static_cast<size_t>(out)];
+    if (y.role == Role::Intermediate && reads_of(g_, out) > 0 && reads_of(g_, out) == reads_in_chain(out)) {
+      // Read by later ops of the loop alone: one iteration's tile.
+      g_.tensors[static_cast<size_t>(out)].shape[static_cast<size_t>(dim_)] /= tiles_;
+      return;
+    }
     check_output(out);
     tile(out);
+  }
+
+  // Tiled by an earlier op of the loop: its output, or an input it read
+  // through a copy (the tensor has the tile's shape already).
+  bool already_tiled(int tensor) const { return produced_in_chain(tensor) || chain_.copies.count(tensor) > 0; }
+
+  // An output of an earlier op of the loop.
+  bool produced_in_chain(int tensor) const {
+    for (size_t k = chain_.begin; k < index_; ++k) {
+      const auto& outs = g_.ops[k].outputs;
+      if (std::find(outs.begin(), outs.end(), tensor) != outs.end()) return true;
+    }
+    return false;
+  }
+
+  // Reads of `tensor` by the loop's ops.
+  int reads_in_chain(int tensor) const {
+    int n = 0;
+    for (size_t k = chain_.begin; k < chain_.end; ++k)
+      n += static_cast<int>(std::count(g_.ops[k].inputs.begin(), g_.ops[k].inputs.end(), tensor));
+    return n;
   }
 
   void check_output(int out) const {
@@ -170,8 +222,7 @@ class CoarseTiler {
     if (y.role != Role::Output || reads_of(g_, out) > 0)
       fail("", where_,
            "coarse tiling writes '" + y.name +
-               "', which other ops read: a loop over a chain of ops is not "
-               "compiled yet");
+               "', which ops outside its loop read: hint them alike (one loop) or tile none");
   }
 
   // A new intermediate with the shape and dtype of `like`, named after it.
@@ -210,6 +261,7 @@ class CoarseTiler {
 
   Graph& g_;
   size_t index_;
+  LoopChain& chain_;
   std::string where_;
   Op op_;
   int64_t tiles_ = 0;
@@ -221,15 +273,24 @@ class CoarseTiler {
 
 void coarse_tiling(Graph& g) {
   std::vector<Op> ops;
-  for (size_t o = 0; o < g.ops.size(); ++o) {
-    if (g.ops[o].coarse_tile.tiles <= 1) {
-      ops.push_back(g.ops[o]);
+  for (size_t o = 0; o < g.ops.size();) {
+    const Op::CoarseTile hint = g.ops[o].coarse_tile;
+    if (hint.tiles <= 1) {
+      ops.push_back(g.ops[o++]);
       continue;
     }
-    for (Op& op : CoarseTiler(g, o).run()) {
-      if (op.loop_trips > 0) op.loop_group = static_cast<int>(o);
-      ops.push_back(std::move(op));
+    // The ops hinted alike that follow it: one loop.
+    LoopChain chain{o, o + 1, {}};
+    while (chain.end < g.ops.size() && g.ops[chain.end].coarse_tile.tiles == hint.tiles &&
+           g.ops[chain.end].coarse_tile.dim == hint.dim)
+      ++chain.end;
+    for (size_t k = chain.begin; k < chain.end; ++k) {
+      for (Op& op : CoarseTiler(g, k, chain).run()) {
+        if (op.loop_trips > 0) op.loop_group = static_cast<int>(chain.begin);
+        ops.push_back(std::move(op));
+      }
     }
+    o = chain.end;
   }
   g.ops = std::move(ops);
 }

@@ -170,9 +170,53 @@ TEST(CoarseTiling, HintsItCannotCompileGetOneLine) {
     "shape": [96, 128], "role": "input"}, {"name": "t"}, {"name": "y", "role": "output"}], "ops": [{"op": "add",
     "inputs": ["x", "b"], "outputs": ["t"]}, {"op": "abs", "inputs": ["t"], "outputs": ["y"],
     "coarse_tile": {"dim": 0, "tiles": 2}}]})")
-                .find("coarse tiling reads 't', which another op computes: a loop over a chain of ops is not "
-                      "compiled yet"),
+                .find("coarse tiling reads 't', which an op outside its loop computes: hint that op alike (one "
+                      "loop) or tile neither"),
             std::string::npos);
+  // Inside a loop of several ops the tiled dim is not reduced.
+  EXPECT_NE(
+      compile_error(R"({"tensors": [{"name": "x", "shape": [96, 128], "role": "input"}, {"name": "y",
+    "role": "output"}], "ops": [{"op": "abs", "inputs": ["x"], "outputs": ["t"], "coarse_tile": {"dim": 0,
+    "tiles": 2}}, {"op": "sum", "inputs": ["t"], "outputs": ["y"], "attrs": {"dim": 0},
+    "coarse_tile": {"dim": 0, "tiles": 2}}]})")
+          .find("$.ops[1] sum 'y': coarse tiling of the dim sum reduces inside a chain of ops is not compiled yet"),
+      std::string::npos);
+}
+
+// Consecutive ops hinted alike are one loop (torch-spyre's LoopSpec over a
+// fused group, the cost-model harness's chain): (a + b) * c over row tiles,
+// each input read through its copy, a + b a tile-sized intermediate that LX
+// holds; the softmax written op by op, x read by two of them through one copy.
+TEST(CoarseTiling, OpsHintedAlikeRunAsOneLoop) {
+  const std::string tile = R"("coarse_tile": {"dim": 0, "tiles": 4})";
+  const std::string chain = R"({"name": "chain", "tensors": [
+      {"name": "a", "shape": [256, 512], "role": "input"}, {"name": "b", "shape": [256, 512], "role": "input"},
+      {"name": "c", "shape": [256, 512], "role": "input"}, {"name": "z", "role": "output"}],
+    "ops": [{"op": "add", "inputs": ["a", "b"], "outputs": ["y"], )" +
+                            tile + R"(}, {"op": "mul", "inputs": ["y", "c"], "outputs": ["z"], )" + tile + "}]}";
+  test::TempDir dir;
+  const Tiled t = compile_and_run(dir, chain, true);
+  expect_correct(t.run.report);
+  const std::string mlir = test::read_text(dir.file("program/bundle.mlir"));
+  EXPECT_NE(mlir.find("%trips0 = arith.constant 4 : index"), std::string::npos) << mlir;
+  EXPECT_EQ(mlir.find("%trips1"), std::string::npos) << mlir;  // one loop
+  ASSERT_EQ(t.run.report.kernels.size(), 4u * 5u);             // 3 read copies, add, mul per iteration
+  EXPECT_EQ(t.run.report.kernels[2].op, "add");
+  EXPECT_EQ(t.run.report.hbm_read_bytes, 3 * 256 * 512 * 2);  // y never leaves LX
+  EXPECT_EQ(t.run.report.hbm_write_bytes, 256 * 512 * 2);
+  const std::string softmax =
+      R"({"name": "sm", "tensors": [{"name": "x", "shape": [256, 512], "role": "input"},
+      {"name": "out", "role": "output"}], "ops": [
+      {"op": "amax", "inputs": ["x"], "outputs": ["m"], "attrs": {"dim": -1, "keepdim": true}, )" +
+      tile + R"(}, {"op": "sub", "inputs": ["x", "m"], "outputs": ["y"], )" + tile +
+      R"(}, {"op": "exp", "inputs": ["y"], "outputs": ["e"], )" + tile +
+      R"(}, {"op": "sum", "inputs": ["e"], "outputs": ["s"], "attrs": {"dim": -1, "keepdim": true}, )" + tile +
+      R"(}, {"op": "div", "inputs": ["e", "s"], "outputs": ["out"], )" + tile + "}]}";
+  test::TempDir dir2;
+  const Tiled u = compile_and_run(dir2, softmax, true);
+  expect_correct(u.run.report);
+  EXPECT_EQ(u.run.report.kernels.size(), 4u * 6u);  // one read copy of x, the 5 ops
+  EXPECT_EQ(u.run.report.hbm_read_bytes, 256 * 512 * 2);
 }
 
 }  // namespace
