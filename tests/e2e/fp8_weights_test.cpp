@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler/compile_job.h"
 #include "e2e_support.h"
 #include "runtime/error.h"
 #include "runtime/numerics.h"
@@ -89,6 +90,31 @@ TEST(Fp8Weights, BatchMatmulFp8ReadsWhatQfp8wtWrote) {
         want[m * 1024 + n] += double(round_fp8e4m3(a8[m * 128 + k])) * round_fp8e4m3(round_dl16(w16[k * 1024 + n]));
   EXPECT_LE(worst_excess(r.outputs.at("arg3"), want, 4e-3), 2e-2);
   EXPECT_EQ(r.report.kernels.size(), 2u);
+}
+
+// quantize_weight_fp8_with_scale of a one-column weight [128, 1]: its QFP8WT
+// sticks along the columns still (one padded row pair a stick), the values
+// read back through them.
+TEST(Fp8Weights, AOneColumnWeightKeepsItsQfp8wtLayout) {
+  TempDir dir;
+  compiler::CompileJob job;
+  job.graph_path = dir.file("g.json");
+  write_text(job.graph_path, R"({"name": "n1", "tensors": [
+      {"name": "w", "shape": [128, 1], "dtype": "float16", "role": "input"},
+      {"name": "s", "shape": [1], "dtype": "float16", "role": "constant", "value": 2.0},
+      {"name": "qw", "role": "output"}],
+    "ops": [{"op": "quantize_weight_fp8_with_scale", "inputs": ["w", "s"], "outputs": ["qw"]}]})");
+  const CompiledRun c = compile_and_run(job, dir);
+  ASSERT_EQ(c.run.report.comparisons.size(), 1u);
+  EXPECT_TRUE(c.run.report.comparisons[0].passed) << c.run.report.comparisons[0].mismatches;
+  const Json program = read_json_file(dir.file("program/program.json"));
+  int found = 0;
+  for (const auto& t : program["tensors"]) {
+    if (t["name"] != "qw") continue;
+    EXPECT_EQ(t["device_size"], Json::parse("[1, 64, 2, 64]"));
+    ++found;
+  }
+  EXPECT_EQ(found, 1);
 }
 
 // The stick fields a kernel may not have: each one line naming the field.
