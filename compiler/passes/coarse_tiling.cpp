@@ -219,6 +219,9 @@ class CoarseTiler {
 
   void check_output(int out) const {
     const Tensor& y = g_.tensors[static_cast<size_t>(out)];
+    if (y.role == Role::Output && reads_of(g_, out) > 0 && reads_of(g_, out) == reads_in_chain(out))
+      fail("", where_,
+           "coarse tiling: '" + y.name + "' is a graph output that later ops of its loop read: not compiled yet");
     if (y.role != Role::Output || reads_of(g_, out) > 0)
       fail("", where_,
            "coarse tiling writes '" + y.name +

@@ -173,6 +173,13 @@ TEST(CoarseTiling, HintsItCannotCompileGetOneLine) {
                 .find("coarse tiling reads 't', which an op outside its loop computes: hint that op alike (one "
                       "loop) or tile neither"),
             std::string::npos);
+  // A loop's output that the loop also reads.
+  EXPECT_NE(compile_error(R"({"tensors": [{"name": "x", "shape": [96, 128], "role": "input"}, {"name": "t",
+    "role": "output"}, {"name": "y", "role": "output"}], "ops": [{"op": "abs", "inputs": ["x"], "outputs": ["t"],
+    "coarse_tile": {"dim": 0, "tiles": 2}}, {"op": "exp", "inputs": ["t"], "outputs": ["y"],
+    "coarse_tile": {"dim": 0, "tiles": 2}}]})")
+                .find("coarse tiling: 't' is a graph output that later ops of its loop read: not compiled yet"),
+            std::string::npos);
   // Inside a loop of several ops the tiled dim is not reduced.
   EXPECT_NE(
       compile_error(R"({"tensors": [{"name": "x", "shape": [96, 128], "role": "input"}, {"name": "y",
