@@ -43,7 +43,7 @@ void fuse_gather_pointwise(Graph& graph) {
     for (size_t r = g + 1; r < graph.ops.size(); ++r) {
       Op& reader = graph.ops[r];
       if (std::find(reader.inputs.begin(), reader.inputs.end(), rows) == reader.inputs.end()) continue;
-      if (fusable_reader(graph, reader, rows)) {
+      if (fusable_reader(graph, reader, rows) && reader.loop_group == gather.loop_group) {  // one loop or none
         reader.inputs = gather.inputs;
         for (const auto& [key, value] : gather.attrs.items()) reader.attrs[key] = value;
         fused[g] = true;
